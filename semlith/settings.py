@@ -1,0 +1,68 @@
+"""One typed Settings object: flags > SEMLITH_* environment > defaults.
+
+Nothing reads the environment at import time; `Settings.load()` does, once.
+Every setting is listed in `SETTINGS_DOC` and documented in docs/configuration.md
+(a test checks that the two agree).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+# name of the environment variable -> one-line description (rendered into the docs).
+SETTINGS_DOC: dict[str, str] = {
+    "SEMLITH_HOME": "Folder for user state: store registry, agent key, daemon discovery "
+    "(default `~/.semlith`).",
+    "SEMLITH_INDEX_MEMORY": "Memory budget in MB for resident vector shards while searching "
+    "(default 512). Shards beyond it are read back per query.",
+    "SEMLITH_PERF": "`off` disables every optimisation (dense search becomes an exact "
+    "brute-force scan, caches are off) so a regression can be bisected in one step.",
+    "SEMLITH_STORE": "Stores to search when `--store` is not given, as a PATH-style list "
+    "(`:`-separated; `;` on Windows).",
+    "SEMLITH_EMBED_THREADS": "Threads for the embedding model (default: the number of CPUs).",
+}
+
+
+def _env_int(env: Mapping[str, str], name: str) -> int | None:
+    """A positive whole number from the environment, or None when unset."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Resolved configuration. Build with `Settings.load()`; tests pass `env=`."""
+
+    home: Path = field(default_factory=lambda: Path.home() / ".semlith")
+    index_memory_mb: int = 512
+    perf: bool = True
+    stores: tuple[Path, ...] = ()
+    embed_threads: int | None = None
+
+    @classmethod
+    def load(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
+        """Resolve settings from `flags` (None means "not given"), then `env`, then defaults."""
+        env = os.environ if env is None else env
+        home_raw = env.get("SEMLITH_HOME", "").strip()
+        settings = cls(
+            home=Path(home_raw).expanduser() if home_raw else Path.home() / ".semlith",
+            index_memory_mb=_env_int(env, "SEMLITH_INDEX_MEMORY") or 512,
+            perf=env.get("SEMLITH_PERF", "on").strip().lower() not in {"off", "0", "false", "no"},
+            stores=tuple(Path(p).expanduser() for p in env.get("SEMLITH_STORE", "").split(
+                os.pathsep) if p.strip()),
+            embed_threads=_env_int(env, "SEMLITH_EMBED_THREADS"),
+        )
+        given = {name: value for name, value in flags.items() if value is not None}
+        return replace(settings, **given) if given else settings

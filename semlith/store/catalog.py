@@ -1,0 +1,356 @@
+"""The SQLite catalog of a store: meta, files, chunks (+ FTS5), symbols.
+
+WAL mode, one connection per thread (readers run concurrently with the one writer),
+numbered migrations applied on open. Chunk ids are AUTOINCREMENT: an id is the vector
+id in the shards and the sidecar and is never reused, even after its chunk is deleted.
+Deleting a chunk puts its id into `vector_trash` (a trigger, same transaction) so the
+store removes its vector even if the process dies between the two steps.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from semlith.errors import StoreFormatError, StoreNotFound
+from semlith.store.migrations import MIGRATIONS
+
+FORMAT_VERSION = 1
+CATALOG_NAME = "store.db"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    id: int
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    indexed_at: float
+    ext: str
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkipRecord:
+    """A path the walk or the extractor passed over, and why."""
+
+    path: str
+    reason: str
+    detail: str = ""
+    size: int = -1  # with mtime_ns: lets the next run skip it again without reading it
+    mtime_ns: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A chunk as the writer inserts it."""
+
+    start_line: int
+    end_line: int
+    text: str
+    kind: str = ""
+    symbol: str = ""
+    idents: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as a reader gets it back, with its file's path."""
+
+    id: int
+    path: str
+    ordinal: int
+    start_line: int
+    end_line: int
+    kind: str
+    symbol: str
+    text: str
+
+
+def fts_query(text: str) -> str:
+    """User text -> an FTS5 query that cannot be a syntax error: quoted words joined by OR.
+
+    Quotes, NEAR, `*`, `-`, `^`, `:` and parentheses lose their FTS5 meaning; every run of
+    word characters becomes one quoted term. Empty when the text holds no word.
+    """
+    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class Catalog:
+    """store.db. `Catalog.open(path, create=True)` creates it; otherwise it must exist."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False) -> Catalog:
+        if not create and not path.exists():
+            raise StoreNotFound(f"no store catalog at {str(path)!r}")
+        catalog = cls(path)
+        catalog._migrate()
+        return catalog
+
+    # -- connections ---------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection (autocommit; use `transaction()` to group writes)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on error."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self.transaction() as db:
+            applied = db.execute("PRAGMA user_version").fetchone()[0]
+            fmt = FORMAT_VERSION
+            if applied:
+                row = db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
+                fmt = int(row[0]) if row else FORMAT_VERSION
+            if fmt > FORMAT_VERSION or applied > len(MIGRATIONS):
+                raise StoreFormatError(
+                    f"store {str(self.path.parent)!r} has format {fmt}, newer than the "
+                    f"format {FORMAT_VERSION} this semlith reads; upgrade semlith")
+            for number in range(applied, len(MIGRATIONS)):
+                for statement in _statements(MIGRATIONS[number]):
+                    db.execute(statement)
+            if applied < len(MIGRATIONS):
+                db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+            if not applied:
+                db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(fmt),))
+                db.execute("INSERT INTO meta VALUES ('generation', '0')")
+
+    # -- meta ----------------------------------------------------------------------------
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else default
+
+    def set_meta(self, key: str, value: str | int | float) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+
+    def generation(self) -> int:
+        return int(self.meta("generation", "0") or 0)
+
+    # -- files ---------------------------------------------------------------------------
+
+    def file(self, path: str) -> FileRecord | None:
+        row = self.db.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path=?",
+                              (path,)).fetchone()
+        return FileRecord(*row) if row else None
+
+    def files(self) -> Iterator[FileRecord]:
+        for row in self.db.execute(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY path"):
+            yield FileRecord(*row)
+
+    def counts(self) -> dict[str, int]:
+        db = self.db
+        return {
+            "files": db.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+            "pending_files": db.execute("SELECT COUNT(*) FROM files WHERE hash=''").fetchone()[0],
+            "chunks": db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "symbols": db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
+        }
+
+    def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
+                 ext: str = "", lang: str = "") -> int:
+        """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
+        db.execute(
+            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang) VALUES (?, '', ?, ?, ?, ?)"
+            " ON CONFLICT(path) DO UPDATE SET hash='', size=excluded.size,"
+            " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang",
+            (path, size, mtime_ns, ext, lang))
+        return int(db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0])
+
+    def replace_chunks(self, db: sqlite3.Connection, file_id: int,
+                       rows: Sequence[ChunkRow]) -> list[int]:
+        """Delete a file's chunks (their ids go to the trash) and insert `rows`; new ids."""
+        db.execute("DELETE FROM symbols WHERE file_id=?", (file_id,))
+        db.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        ids = []
+        for ordinal, row in enumerate(rows):
+            cur = db.execute(
+                "INSERT INTO chunks(file_id, ordinal, start_line, end_line, kind, symbol, text,"
+                " idents) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (file_id, ordinal, row.start_line, row.end_line, row.kind, row.symbol, row.text,
+                 row.idents))
+            ids.append(int(cur.lastrowid or 0))
+        return ids
+
+    def commit_hashes(self, db: sqlite3.Connection, done: Iterable[tuple[int, str]]) -> None:
+        """Record content hashes: only call once the files' vectors are durable."""
+        now = time.time()
+        db.executemany("UPDATE files SET hash=?, indexed_at=? WHERE id=?",
+                       [(digest, now, file_id) for file_id, digest in done])
+
+    def delete_files(self, db: sqlite3.Connection, paths: Iterable[str]) -> int:
+        removed = 0
+        for path in paths:
+            row = db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+            if row is None:
+                continue
+            db.execute("DELETE FROM symbols WHERE file_id=?", (row[0],))
+            db.execute("DELETE FROM chunks WHERE file_id=?", (row[0],))
+            db.execute("DELETE FROM files WHERE id=?", (row[0],))
+            removed += 1
+        return removed
+
+    def reset_files_of_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> None:
+        """Mark the files owning these chunks pending again (their vectors were lost)."""
+        for start in range(0, len(chunk_ids), 500):
+            part = [int(i) for i in chunk_ids[start : start + 500]]
+            marks = ",".join("?" * len(part))
+            db.execute(f"UPDATE files SET hash='' WHERE id IN (SELECT file_id FROM chunks"
+                       f" WHERE id IN ({marks}))", part)
+
+    def touch_file(self, db: sqlite3.Connection, file_id: int, size: int, mtime_ns: int) -> None:
+        """Record a new size/mtime for a file whose content hash did not change."""
+        db.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?", (size, mtime_ns, file_id))
+
+    def move_file(self, db: sqlite3.Connection, file_id: int, new_path: str, *, size: int,
+                  mtime_ns: int, ext: str, lang: str) -> None:
+        """Rename a file row in place: its chunks and vectors stay as they are."""
+        db.execute("DELETE FROM files WHERE path=? AND id != ?", (new_path, file_id))
+        db.execute("UPDATE files SET path=?, size=?, mtime_ns=?, ext=?, lang=? WHERE id=?",
+                   (new_path, size, mtime_ns, ext, lang, file_id))
+
+    def chunk_rows(self, file_id: int) -> list[tuple[int, ChunkRow]]:
+        """(id, row) of a file's chunks in order, for copying them to another path."""
+        return [(r[0], ChunkRow(*r[1:])) for r in self.db.execute(
+            "SELECT id, start_line, end_line, text, kind, symbol, idents FROM chunks"
+            " WHERE file_id=? ORDER BY ordinal", (file_id,))]
+
+    def replace_skipped(self, db: sqlite3.Connection, scope: str,
+                        rows: Iterable[SkipRecord]) -> None:
+        """Forget skip records under `scope` ('' = everything) and record `rows`."""
+        if scope:
+            db.execute("DELETE FROM skipped WHERE path = ? OR path GLOB ?",
+                       (scope, _glob_escape(scope.rstrip("/")) + "/*"))
+        else:
+            db.execute("DELETE FROM skipped")
+        self.add_skipped(db, rows)
+
+    def add_skipped(self, db: sqlite3.Connection, rows: Iterable[SkipRecord]) -> None:
+        db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?, ?)",
+                       [(r.path, r.reason, r.detail, r.size, r.mtime_ns) for r in rows])
+
+    def skipped(self, scope: str = "") -> dict[str, SkipRecord]:
+        """Skip records by path (under `scope`, '' = all), in path order."""
+        rows = self.db.execute(
+            "SELECT path, reason, detail, size, mtime_ns FROM skipped"
+            " WHERE ? = '' OR path = ? OR path GLOB ? ORDER BY path",
+            (scope, scope, _glob_escape(scope.rstrip("/")) + "/*"))
+        return {r[0]: SkipRecord(*r) for r in rows}
+
+    def bump_generation(self, db: sqlite3.Connection) -> int:
+        db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+        return int(db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+
+    # -- vectors bookkeeping -------------------------------------------------------------
+
+    def trash(self) -> np.ndarray:
+        rows = self.db.execute("SELECT id FROM vector_trash ORDER BY id").fetchall()
+        return np.array([r[0] for r in rows], dtype=np.uint64)
+
+    def clear_trash(self, db: sqlite3.Connection, ids: np.ndarray) -> None:
+        db.executemany("DELETE FROM vector_trash WHERE id=?", [(int(i),) for i in ids])
+
+    def vector_ids(self) -> np.ndarray:
+        """Ids of every chunk whose file is committed (writer maintenance only: O(chunks))."""
+        cur = self.db.execute(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id=c.file_id WHERE f.hash != ''"
+            " ORDER BY c.id")
+        return np.fromiter((r[0] for r in cur), dtype=np.uint64)
+
+    def file_chunk_ids(self, file_id: int) -> list[int]:
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM chunks WHERE file_id=? ORDER BY ordinal", (file_id,))]
+
+    def max_chunk_id(self) -> int:
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name='chunks'").fetchone()
+        return int(row[0]) if row else 0
+
+    # -- reading chunks ------------------------------------------------------------------
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        """The chunks among `ids` that exist, by id (one query, however many ids)."""
+        if not len(ids):
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            "SELECT c.id, f.path, c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text"
+            f" FROM chunks c JOIN files f ON f.id=c.file_id WHERE c.id IN ({marks})",
+            [int(i) for i in ids]).fetchall()
+        return {row[0]: ChunkRecord(*row) for row in rows}
+
+    def keyword(self, text: str, k: int) -> list[tuple[int, float]]:
+        """FTS5 bm25 top-`k` (chunk id, score: higher is better) for free user text."""
+        query = fts_query(text)
+        if not query:
+            return []
+        rows = self.db.execute(
+            "SELECT rowid, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " ORDER BY bm25(chunks_fts) LIMIT ?", (query, k)).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+
+_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang"
+
+
+def _glob_escape(text: str) -> str:
+    """Make `text` match itself literally inside a SQLite GLOB pattern."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (CREATE TRIGGER bodies hold semicolons)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,76 @@
+"""Numbered schema migrations of `store.db`, applied in order on open.
+
+Never edit a migration that has shipped; append a new one. `PRAGMA user_version`
+records how many have been applied.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: the catalog: files, chunks (+FTS5 kept in sync by triggers), symbols, vector trash.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        hash TEXT NOT NULL DEFAULT '',
+        size INTEGER NOT NULL DEFAULT 0,
+        mtime_ns INTEGER NOT NULL DEFAULT 0,
+        indexed_at REAL NOT NULL DEFAULT 0,
+        ext TEXT NOT NULL DEFAULT '',
+        lang TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX files_hash ON files(hash);
+    CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        ordinal INTEGER NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        kind TEXT NOT NULL DEFAULT '',
+        symbol TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        idents TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX chunks_file ON chunks(file_id, ordinal);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        text, idents, content='chunks', content_rowid='id'
+    );
+    CREATE TABLE vector_trash (id INTEGER PRIMARY KEY);
+    CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts(rowid, text, idents) VALUES (new.id, new.text, new.idents);
+    END;
+    CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, text, idents)
+            VALUES ('delete', old.id, old.text, old.idents);
+        INSERT OR IGNORE INTO vector_trash(id) VALUES (old.id);
+    END;
+    CREATE TRIGGER chunks_au AFTER UPDATE OF text, idents ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, text, idents)
+            VALUES ('delete', old.id, old.text, old.idents);
+        INSERT INTO chunks_fts(rowid, text, idents) VALUES (new.id, new.text, new.idents);
+    END;
+    CREATE TABLE symbols (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        qualname TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        chunk_id INTEGER
+    );
+    CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+    CREATE INDEX symbols_file ON symbols(file_id);
+    """,
+    # 2: what the last walk skipped, with its reason (`semlith files --skipped`).
+    """
+    CREATE TABLE skipped (
+        path TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        size INTEGER NOT NULL DEFAULT -1,
+        mtime_ns INTEGER NOT NULL DEFAULT -1
+    );
+    """,
+]
