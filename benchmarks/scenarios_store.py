@@ -53,7 +53,7 @@ def _open_in_fresh_process(folder: str) -> Metrics:
     for _ in range(7):
         start = time.perf_counter()
         store = Store.open(Path(folder), settings=Settings.load())
-        store.stats()
+        store.catalog.generation()  # one catalog read: the store is usable
         samples.append(time.perf_counter() - start)
         store.close()
     store = Store.open(Path(folder), settings=Settings.load())

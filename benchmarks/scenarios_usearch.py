@@ -17,15 +17,18 @@ components of a unit 384-d vector within about +-31, most of them under 10).
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Callable
 from importlib.metadata import version
 
 import numpy as np
-from harness import Context, Metrics, Result, scenario, timed
+from harness import Context, Metrics, Result, isolated, scenario, timed
 from synth import DIM, Clusters
 from turbovec import IdMapIndex
-from usearch.index import Index, search
+
+if importlib.util.find_spec("usearch") is None:
+    raise ImportError("usearch is not installed")
 
 K = 10
 HEAD = 100  # candidates rescored exactly, as in production (store.RESCORE_HEAD)
@@ -73,6 +76,8 @@ def _hnsw(dtype: str, exact: np.ndarray, queries: np.ndarray,
           truth: list[set[int]]) -> Metrics:
     name = f"usearch_hnsw_{dtype}"
     encode: Callable[[np.ndarray], np.ndarray] = _to_i8 if dtype == "i8" else np.asarray
+    from usearch.index import Index
+
     index = Index(ndim=DIM, metric="cos", dtype=dtype)
     wall, cpu = time.perf_counter(), time.process_time()
     index.add(np.arange(len(exact), dtype=np.uint64), encode(exact), threads=BUILD_THREADS)
@@ -134,6 +139,8 @@ def _turbovec(exact: np.ndarray, queries: np.ndarray, truth: list[set[int]]) -> 
 
 
 def _exact_kernels(exact: np.ndarray, queries: np.ndarray, truth: list[set[int]]) -> Metrics:
+    from usearch.index import search
+
     codes_i8, codes_b1 = _to_i8(exact), _to_b1(exact)
     out: Metrics = {"usearch_i8_bytes": codes_i8.nbytes, "usearch_b1_bytes": codes_b1.nbytes}
 
@@ -160,19 +167,25 @@ def _exact_kernels(exact: np.ndarray, queries: np.ndarray, truth: list[set[int]]
 def usearch_vs_turbovec(ctx: Context, sizes: list[int]) -> Result:
     """usearch (exact i8/b1, HNSW i8/f16) beside turbovec 4-bit+rescore: p50/p95, recall@10."""
     out: Result = {}
-    clusters = Clusters()
-    queries = clusters.queries(20 if ctx.fast else 100)
     for size in sizes:
-        exact = clusters.all_vectors(size)
-        truth = [set(np.argsort(-(exact @ q))[:K].tolist()) for q in queries]
-        metrics: Metrics = {"numpy_f32_p50_ms": _numpy_brute_p50(exact, queries),
-                            "f32_bytes": exact.nbytes, "usearch_version": version("usearch"),
-                            "usearch_search_threads": SEARCH_THREADS,
-                            "usearch_build_threads": BUILD_THREADS}
-        metrics |= _turbovec(exact, queries, truth)
-        metrics |= _exact_kernels(exact, queries, truth)
-        for dtype in ("i8", "f16"):
-            metrics |= _hnsw(dtype, exact, queries, truth)
-        out[size] = metrics
-        ctx.log(f"usearch {size:,}: {metrics}")
+        # In a child process: importing usearch 2.26 before onnxruntime segfaults the
+        # process (seen here), and the other scenarios load onnxruntime.
+        out[size] = isolated(_compare, size, 20 if ctx.fast else 100)
+        ctx.log(f"usearch {size:,}: {out[size]}")
     return out
+
+
+def _compare(size: int, n_queries: int) -> Metrics:
+    clusters = Clusters()
+    queries = clusters.queries(n_queries)
+    exact = clusters.all_vectors(size)
+    truth = [set(np.argsort(-(exact @ q))[:K].tolist()) for q in queries]
+    metrics: Metrics = {"numpy_f32_p50_ms": _numpy_brute_p50(exact, queries),
+                        "f32_bytes": exact.nbytes, "usearch_version": version("usearch"),
+                        "usearch_search_threads": SEARCH_THREADS,
+                        "usearch_build_threads": BUILD_THREADS}
+    metrics |= _turbovec(exact, queries, truth)
+    metrics |= _exact_kernels(exact, queries, truth)
+    for dtype in ("i8", "f16"):
+        metrics |= _hnsw(dtype, exact, queries, truth)
+    return metrics

@@ -8,10 +8,13 @@ and reused across scenarios and runs.
 from __future__ import annotations
 
 import shutil
+import sysconfig
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from semlith.ingest.chunk import line_windows
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 
@@ -72,9 +75,28 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def build_store(workdir: Path, size: int, dim: int = DIM, log: object = print) -> Path:
-    """An on-disk store of `size` chunks (20 per file), built once and reused."""
-    folder = workdir / f"store-{size}-{dim}-{DATA_VERSION}"
+def stdlib_chunks() -> Iterator[str]:
+    """Real code for keyword timings: the running Python's standard library in line
+    windows, repeated as often as needed (the same bytes for the same Python version)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in stdlib.rglob("*.py") if "site-packages" not in p.parts)
+    while True:
+        for path in files:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            yield from (c.text for c in line_windows(text))
+
+
+def build_store(workdir: Path, size: int, dim: int = DIM, log: object = print,
+                words: bool = False) -> Path:
+    """An on-disk store of `size` chunks (20 per file), built once and reused.
+
+    `words` gives chunks real code text from the standard library (for keyword search
+    timings); otherwise a short line each (enough for vector-only scenarios, and smaller).
+    """
+    folder = workdir / f"store-{size}-{dim}-{DATA_VERSION}{'-stdlib' if words else ''}"
     if (folder / "done").exists():
         return folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -85,14 +107,15 @@ def build_store(workdir: Path, size: int, dim: int = DIM, log: object = print) -
                          command="bench")
     files = size // CHUNKS_PER_FILE
     per_batch = BLOCK // CHUNKS_PER_FILE
+    texts = stdlib_chunks()
     for first in range(0, files, per_batch):
         done, ids = [], []
         with store.catalog.transaction() as db:
             for f in range(first, min(files, first + per_batch)):
                 file_id = store.catalog.put_file(db, f"src/mod{f // 100}/file{f}.py", size=1,
                                                  mtime_ns=1, ext=".py", lang="python")
-                rows = [ChunkRow(i * 10 + 1, i * 10 + 10,
-                                 f"def function_{f}_{i}(): return {f * i} # synthetic")
+                rows = [ChunkRow(i * 10 + 1, i * 10 + 10, next(texts) if words
+                                 else f"def function_{f}_{i}(): return {f * i} # synthetic")
                         for i in range(CHUNKS_PER_FILE)]
                 ids.extend(store.catalog.replace_chunks(db, file_id, rows))
                 done.append((file_id, "synthetic"))
