@@ -192,6 +192,22 @@ class Catalog:
             "symbols": db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
         }
 
+    def document_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many chunks hold each FTS term (lowercase tokens; absent terms are 0)."""
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        found = dict(self.db.execute(
+            f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", list(terms)))
+        return {t: int(found.get(t, 0)) for t in terms}
+
+    def has_chunks(self) -> bool:
+        return self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+    def chunk_count(self) -> int:
+        """The number of chunks at the last checkpoint (kept in meta: COUNT(*) is O(n))."""
+        return int(self.meta("chunks", "0") or 0)
+
     def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
                  ext: str = "", lang: str = "") -> int:
         """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
@@ -283,6 +299,8 @@ class Catalog:
         return {r[0]: SkipRecord(*r) for r in rows}
 
     def bump_generation(self, db: sqlite3.Connection) -> int:
+        """Count the chunks into meta and advance the generation readers watch."""
+        db.execute("INSERT OR REPLACE INTO meta SELECT 'chunks', COUNT(*) FROM chunks")
         db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
         return int(db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
 

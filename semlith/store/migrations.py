@@ -73,4 +73,8 @@ MIGRATIONS: list[str] = [
         mtime_ns INTEGER NOT NULL DEFAULT -1
     );
     """,
+    # 3: a view of the FTS vocabulary: chunks per term, to drop near-universal terms.
+    """
+    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+    """,
 ]

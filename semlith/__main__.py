@@ -1,0 +1,5 @@
+"""`python -m semlith` is the `semlith` command."""
+
+from semlith.cli import main
+
+main()

@@ -1,0 +1,227 @@
+"""The `semlith` command: parse, call `semlith.api`, format. No logic lives here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from semlith import __version__
+from semlith.errors import SemlithError
+
+STORE_HELP = "Store folder (default: the .semlith found above the current folder)."
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"semlith: error: {message}", err=True)
+    sys.exit(1)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Domain errors and bad values become one line on stderr and exit status 1."""
+    try:
+        yield
+    except (SemlithError, ValueError, PermissionError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; the store is consistent and the next run continues")
+
+
+def _app(ctx: click.Context) -> Any:
+    from semlith.api import App
+    from semlith.settings import Settings
+
+    if ctx.obj is None:
+        with _errors():
+            ctx.obj = App(Settings.load())
+    return ctx.obj
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 88})
+@click.version_option(__version__, prog_name="semlith")
+def main() -> None:
+    """Local semantic search over code and documents, for people and coding agents."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--store", "store_dir", type=click.Path(path_type=Path), help=STORE_HELP)
+@click.option("--model", help="Embedding model for a new store (fixed for its lifetime).")
+@click.option("-v", "--verbose", is_flag=True, help="List every skipped file with its reason.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
+@click.pass_context
+def index(ctx: click.Context, paths: tuple[Path, ...], store_dir: Path | None,
+          model: str | None, verbose: bool, quiet: bool) -> None:
+    """Index PATHS (default: the current folder) into a store, incrementally.
+
+    The store is `.semlith` in the indexed folder (or the one found above it). Unchanged
+    files cost nothing; a killed run resumes where it stopped.
+    """
+    from semlith.api import open_for_index, run_index
+    from semlith.progress import progress_printer, skip_printer
+
+    app = _app(ctx)
+    with _errors():
+        store = open_for_index(app, list(paths), store_dir, model)
+        try:
+            with progress_printer(quiet) as on_progress:
+                report = run_index(app, store, list(paths), on_progress=on_progress,
+                                   on_skip=skip_printer() if verbose else None)
+        finally:
+            store.close()
+    click.echo(report.summary())
+    for rel in report.truncated:
+        click.echo(f"note: {rel} has more chunks than the per-file cap; indexed up to it",
+                   err=True)
+
+
+def _filters(path: Sequence[str], ext: Sequence[str], lang: Sequence[str]) -> Any:
+    from semlith.search import Filters
+
+    return Filters(tuple(path), tuple(ext), tuple(lang))
+
+
+def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--lang", multiple=True, metavar="LANG",
+                        help="Only this language (repeatable; !LANG excludes).")(func)
+    func = click.option("--ext", multiple=True, metavar="EXT",
+                        help="Only this extension (repeatable; !EXT excludes).")(func)
+    return click.option("--path", multiple=True, metavar="GLOB",
+                        help="Only paths matching GLOB; relative patterns match anywhere "
+                        "(repeatable; !GLOB excludes).")(func)
+
+
+@main.command()
+@click.argument("query")
+@click.option("-k", "k", default=10, show_default=True, help="Number of results.")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as a JSON list.")
+@click.option("--store", "stores", multiple=True, type=click.Path(path_type=Path),
+              help="Store to search (repeatable; default: SEMLITH_STORE, then the .semlith "
+              "found above the current folder).")
+@_filter_options
+@click.pass_context
+def search(ctx: click.Context, query: str, k: int, as_json: bool, stores: tuple[Path, ...],
+           path: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...]) -> None:
+    """Search the index for QUERY (plain English, an identifier, or both)."""
+    from semlith import api
+    from semlith.progress import format_hits
+
+    app = _app(ctx)
+    with _errors():
+        opened = api.open_stores(app, api.store_dirs(app, stores))
+        try:
+            hits = api.search(app, opened, query, k, _filters(path, ext, lang))
+        finally:
+            for _, store in opened:
+                store.close()
+    if as_json:
+        click.echo(json.dumps([h.as_json() for h in hits], indent=2))
+    elif not hits:
+        click.echo("no results")
+    else:
+        click.echo(format_hits(hits, multi_store=len(opened) > 1))
+
+
+@main.command()
+@click.option("--store", "store_dir", type=click.Path(path_type=Path), help=STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, store_dir: Path | None, as_json: bool) -> None:
+    """Show what a store holds: files, chunks, shards, memory budget."""
+    from semlith import api
+    from semlith.progress import format_stats
+
+    app = _app(ctx)
+    with _errors():
+        (_, store), = api.open_stores(app, api.store_dirs(app, [store_dir] if store_dir else []))
+        info = store.stats()
+        store.close()
+    click.echo(json.dumps(info, indent=2) if as_json else format_stats(info))
+
+
+@main.command()
+@click.option("--store", "store_dir", type=click.Path(path_type=Path), help=STORE_HELP)
+@click.option("--skipped", is_flag=True, help="List skipped paths with their reasons instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+def files(ctx: click.Context, store_dir: Path | None, skipped: bool, as_json: bool) -> None:
+    """List indexed files (or, with --skipped, what was left out and why)."""
+    from semlith import api
+
+    app = _app(ctx)
+    with _errors():
+        (_, store), = api.open_stores(app, api.store_dirs(app, [store_dir] if store_dir else []))
+        if skipped:
+            rows: list[dict[str, Any]] = [
+                {"path": r.path, "reason": r.reason, "detail": r.detail}
+                for r in store.catalog.skipped().values()]
+        else:
+            rows = [{"path": f.path, "size": f.size, "lang": f.lang,
+                     "state": "indexed" if f.hash else "pending"} for f in store.catalog.files()]
+        store.close()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        extra = row.get("reason") or row["state"]
+        detail = f" ({row['detail']})" if row.get("detail") else ""
+        click.echo(f"{row['path']}\t{extra}{detail}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--store", "store_dir", type=click.Path(path_type=Path), help=STORE_HELP)
+@click.pass_context
+def forget(ctx: click.Context, path: Path, store_dir: Path | None) -> None:
+    """Remove PATH (a file or folder) from the index. Files on disk are not touched.
+
+    A later `index` adds it again unless .semlithignore excludes it.
+    """
+    from semlith import api
+    from semlith.store import Store
+
+    app = _app(ctx)
+    with _errors():
+        folder = store_dir.resolve() if store_dir else api.store_dirs(app, [])[0]
+        store = Store.open(folder, settings=app.settings, writable=True)
+        try:
+            removed = api.forget(store, path)
+        finally:
+            store.close()
+    click.echo(f"forgot {removed} file{'s' if removed != 1 else ''}")
+
+
+@main.command()
+@click.option("--download", metavar="NAME", help="Fetch model NAME now (needs network).")
+@click.pass_context
+def models(ctx: click.Context, download: str | None) -> None:
+    """List embedding models: the offline default and fastembed's catalogue."""
+    from semlith.embed.text import FastEmbedder, list_models
+
+    app = _app(ctx)
+    with _errors():
+        if download:
+            model = FastEmbedder(download, cache_dir=app.settings.home / "models",
+                                 download=True)
+            click.echo(f"{download}: ready ({model.dim} dimensions)")
+            return
+        for info in list_models(app.settings.home / "models"):
+            mark = "installed" if info.installed else "download"
+            click.echo(f"{info.name:48} {info.dim:5}  {mark:9}  {info.description[:60]}")
+
+
+@main.command()
+def languages() -> None:
+    """List languages, their extensions, and whether definitions are understood."""
+    from semlith.languages import LANGUAGES
+
+    for lang in LANGUAGES:
+        names = " ".join(lang.extensions + lang.filenames)
+        defs = "definitions" if lang.grammar else "lines"
+        click.echo(f"{lang.name:12} {defs:12} {names}")

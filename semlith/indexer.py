@@ -1,0 +1,365 @@
+"""walk -> hash -> extract -> chunk -> embed -> store, checkpointed and resumable.
+
+A run has two phases. The scan walks the tree, compares size and mtime with the
+catalog (an unchanged file is not even read) and hashes what changed (xxh3-128), then
+applies renames and copies found by content hash without embedding anything. The embed
+phase extracts and chunks each changed file, writes its rows to SQLite at once (so it is
+keyword-searchable within a second), embeds chunks in length-sorted batches and
+checkpoints: vectors are durable before a file's hash is committed. A killed run leaves
+its unfinished files pending; the next run redoes only those.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+from semlith.embed.text import Embedder
+from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunk, chunk_text, split_identifiers
+from semlith.ingest.extract import Binary, Unreadable, extract_text
+from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
+from semlith.languages import language_of
+from semlith.store import ChunkRow, Store
+from semlith.store.catalog import FileRecord, SkipRecord
+
+EMBED_BATCH = 256  # chunks per embedding call and per checkpoint
+CHECKPOINT_SECONDS = 30.0
+
+
+@dataclass(slots=True)
+class IndexReport:
+    """What a run did, for the summary line and for `semlith_index`."""
+
+    indexed: int = 0  # files (re)chunked and embedded
+    unchanged: int = 0
+    skipped: int = 0
+    removed: int = 0
+    moved: int = 0  # renamed or copied without embedding
+    interrupted: bool = False  # the previous run stopped before it finished
+    resumed: int = 0  # files that run had finished already
+    chunks: int = 0  # chunks embedded
+    pending: int = 0  # files left for the next run (time budget reached)
+    truncated: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.pending == 0
+
+    def summary(self) -> str:
+        parts = [f"{self.indexed} indexed", f"{self.unchanged} unchanged",
+                 f"{self.skipped} skipped", f"{self.removed} removed"]
+        if self.moved:
+            parts.append(f"{self.moved} moved")
+        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        if self.interrupted:
+            line += f"; resumed an interrupted run ({self.resumed} files were already done)"
+        if self.pending:
+            line += f"; {self.pending} files still to do (run again to continue)"
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    phase: str  # "scan" | "embed" | "done"
+    files_done: int
+    files_total: int
+    chunks_done: int
+    chunks_per_s: float
+    eta_s: float | None
+    path: str = ""
+
+
+@dataclass(slots=True)
+class _Todo:
+    cand: Candidate
+    digest: str
+    record: FileRecord | None
+
+
+@dataclass(slots=True)
+class _Pending:
+    """Chunks written to SQLite, waiting for their vectors."""
+
+    file_ids: list[int] = field(default_factory=list)
+    digests: dict[int, str] = field(default_factory=dict)
+    left: dict[int, int] = field(default_factory=dict)  # file id -> chunks still to embed
+    ids: list[int] = field(default_factory=list)
+    owners: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+def content_hash(data: bytes) -> str:
+    return xxhash.xxh3_128_hexdigest(data)
+
+
+class Indexer:
+    """Keeps one store in step with the files under its root."""
+
+    def __init__(self, store: Store, root: Path, embedder: Callable[[], Embedder], *,
+                 on_progress: Callable[[Progress], None] | None = None,
+                 on_skip: Callable[[Skipped], None] | None = None) -> None:
+        self.store = store
+        self.root = root
+        self._embedder_factory = embedder
+        self._embedder: Embedder | None = None
+        self.on_progress = on_progress or (lambda p: None)
+        self.on_skip = on_skip or (lambda s: None)
+
+    @property
+    def embedder(self) -> Embedder:
+        """Loaded on first use: a run with nothing to embed never loads the model."""
+        if self._embedder is None:
+            self._embedder = self._embedder_factory()
+        return self._embedder
+
+    def run(self, paths: Sequence[Path] = (), *, time_budget: float | None = None) -> IndexReport:
+        """Index `paths` (files or folders under the root; default: the whole root)."""
+        start = time.monotonic()
+        report = IndexReport()
+        catalog = self.store.catalog
+        interrupted = catalog.meta("run_state") == "running"
+        with catalog.transaction():
+            catalog.set_meta("run_state", "running")
+        scopes = [self._relative(p) for p in paths] or [""]
+        todo = self._scan(scopes, report)
+        if interrupted:
+            report.interrupted, report.resumed = True, report.unchanged
+        todo = self._reuse(todo, scopes, report)
+        self._embed_all(todo, report, start, time_budget)
+        if report.complete:
+            with catalog.transaction():
+                catalog.set_meta("run_state", "complete")
+        report.seconds = time.monotonic() - start
+        self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
+                                  0.0, 0.0))
+        return report
+
+    def _relative(self, path: Path) -> str:
+        try:
+            rel = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            raise ValueError(f"{str(path)!r} is outside the store's root "
+                             f"{str(self.root)!r}") from None
+        return "" if rel == "." else rel
+
+    # -- scan ----------------------------------------------------------------------------
+
+    def _walk(self, scopes: list[str]) -> Iterable[Candidate | Skipped]:
+        exclude = [self.store.folder]
+        for scope in scopes:
+            target = self.root / scope
+            if scope and not target.is_dir():
+                reason = is_ignored(self.root, scope, exclude=exclude)
+                if reason is not None:
+                    yield Skipped(scope, reason)
+                elif target.is_file():
+                    st = target.stat()
+                    yield Candidate(target, scope, st.st_size, st.st_mtime_ns)
+                continue
+            yield from walk_files(self.root, start=scope, exclude=exclude)
+
+    def _scan(self, scopes: list[str], report: IndexReport) -> list[_Todo]:
+        catalog = self.store.catalog
+        known = {f.path: f for f in catalog.files() if _in_scopes(f.path, scopes)}
+        before = {}
+        for scope in scopes:
+            before.update(catalog.skipped(scope))
+        seen: set[str] = set()
+        skipped: list[SkipRecord] = []
+        todo: list[_Todo] = []
+        for item in self._walk(scopes):
+            if isinstance(item, Skipped) and item.reason == SkipReason.STORE:
+                continue  # the store's own folder is not the user's content
+            if isinstance(item, Skipped):
+                skipped.append(SkipRecord(item.rel, str(item.reason), item.detail))
+                self.on_skip(item)
+                continue
+            seen.add(item.rel)
+            record = known.get(item.rel)
+            stat = (item.size, item.mtime_ns)
+            if record and record.hash and (record.size, record.mtime_ns) == stat:
+                report.unchanged += 1
+                continue
+            old_skip = before.get(item.rel)
+            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat:
+                skipped.append(old_skip)  # binary or unreadable last time, and untouched
+                continue
+            try:
+                digest = content_hash(item.path.read_bytes())
+            except OSError as exc:
+                skipped.append(SkipRecord(item.rel, "unreadable", exc.strerror or str(exc)))
+                seen.discard(item.rel)
+                continue
+            if record and record.hash == digest:
+                with catalog.transaction() as db:
+                    catalog.touch_file(db, record.id, item.size, item.mtime_ns)
+                report.unchanged += 1
+                continue
+            todo.append(_Todo(item, digest, record))
+            self.on_progress(Progress("scan", 0, len(todo), 0, 0.0, None, item.rel))
+        report.skipped += len(skipped)
+        with catalog.transaction() as db:
+            for scope in scopes:
+                catalog.replace_skipped(db, scope, [])
+            catalog.add_skipped(db, skipped)
+        self._vanished = {path: rec for path, rec in known.items() if path not in seen}
+        return todo
+
+    # -- renames and copies --------------------------------------------------------------
+
+    def _reuse(self, todo: list[_Todo], scopes: list[str], report: IndexReport) -> list[_Todo]:
+        """Apply moves and copies by content hash; returns what still needs embedding."""
+        catalog = self.store.catalog
+        gone_by_hash = {rec.hash: rec for rec in self._vanished.values() if rec.hash}
+        left: list[_Todo] = []
+        for item in todo:
+            gone = gone_by_hash.pop(item.digest, None)
+            if gone is not None and item.record is None:
+                with catalog.transaction() as db:
+                    catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
+                                      mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+                del self._vanished[gone.path]
+                report.moved += 1
+            elif not self._copy(item):
+                left.append(item)
+            else:
+                report.moved += 1
+        with catalog.transaction() as db:
+            report.removed += catalog.delete_files(db, list(self._vanished))
+        self.store.checkpoint()
+        return left
+
+    def _copy(self, item: _Todo) -> bool:
+        """Give a file the chunks and vectors of an identical indexed file, if there is one."""
+        catalog = self.store.catalog
+        row = catalog.db.execute("SELECT id FROM files WHERE hash=? AND path != ? LIMIT 1",
+                                 (item.digest, item.cand.rel)).fetchone()
+        if row is None:
+            return False
+        source = catalog.chunk_rows(int(row[0]))
+        found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
+        if not source or not found.all():
+            return False
+        with catalog.transaction() as db:
+            file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
+                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+            ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
+        self.store.add_vectors(ids, vectors)
+        self.store.checkpoint([(file_id, item.digest)])
+        return True
+
+    # -- extract, chunk, embed -----------------------------------------------------------
+
+    def _chunks_of(self, item: _Todo) -> list[Chunk] | None:
+        """Extract and chunk one file; None (and a skip record) when it cannot be read."""
+        rel = item.cand.rel
+        try:
+            data = item.cand.path.read_bytes()
+            text = extract_text(rel, data)
+        except Binary:
+            self._skip(item, "binary", "")
+            return None
+        except Unreadable as exc:
+            self._skip(item, "unreadable", str(exc))
+            return None
+        except OSError as exc:
+            self._skip(item, "unreadable", exc.strerror or str(exc))
+            return None
+        chunks = chunk_text(text, language_of(rel))
+        if len(chunks) >= MAX_CHUNKS_PER_FILE:
+            self._truncated.append(rel)
+        return chunks
+
+    def _skip(self, item: _Todo, reason: str, detail: str) -> None:
+        catalog = self.store.catalog
+        rel = item.cand.rel
+        with catalog.transaction() as db:
+            catalog.delete_files(db, [rel])
+            catalog.add_skipped(db, [SkipRecord(rel, reason, detail, item.cand.size,
+                                                item.cand.mtime_ns)])
+        self._skipped += 1
+
+    def _embed_all(self, todo: list[_Todo], report: IndexReport, start: float,
+                   budget: float | None) -> None:
+        self._truncated: list[str] = []
+        self._skipped = 0
+        pending = _Pending()
+        last_checkpoint = time.monotonic()
+        for n, item in enumerate(todo):
+            if budget is not None and time.monotonic() - start > budget:
+                report.pending = len(todo) - n
+                break
+            chunks = self._chunks_of(item)
+            if chunks is None:
+                continue
+            self._write_rows(item, chunks, pending)
+            report.indexed += 1
+            while len(pending.ids) >= EMBED_BATCH:
+                report.chunks += self._embed_batch(pending)
+            if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
+                self._checkpoint(pending)
+                last_checkpoint = time.monotonic()
+            self._report(report, n + 1, len(todo), start, item.cand.rel)
+        while pending.ids:
+            report.chunks += self._embed_batch(pending)
+        self._checkpoint(pending)
+        report.skipped += self._skipped
+        report.truncated = self._truncated
+
+    def _write_rows(self, item: _Todo, chunks: list[Chunk], pending: _Pending) -> None:
+        catalog = self.store.catalog
+        rows = [ChunkRow(c.start_line, c.end_line, c.text, c.kind, c.symbol,
+                         split_identifiers(c.text)) for c in chunks]
+        with catalog.transaction() as db:
+            file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
+                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+            ids = catalog.replace_chunks(db, file_id, rows)
+            db.execute("DELETE FROM skipped WHERE path=?", (item.cand.rel,))
+        pending.file_ids.append(file_id)
+        pending.digests[file_id] = item.digest
+        pending.left[file_id] = len(ids)
+        pending.ids.extend(ids)
+        pending.owners.extend([file_id] * len(ids))
+        pending.texts.extend(c.embedding_text() for c in chunks)
+
+    def _embed_batch(self, pending: _Pending) -> int:
+        """Embed up to EMBED_BATCH pending chunks, store their vectors, checkpoint."""
+        n = min(EMBED_BATCH, len(pending.ids))
+        vectors = self.embedder.embed_documents(pending.texts[:n])
+        self.store.add_vectors(pending.ids[:n], vectors)
+        for owner in pending.owners[:n]:
+            pending.left[owner] -= 1
+        del pending.ids[:n], pending.owners[:n], pending.texts[:n]
+        self._checkpoint(pending)
+        return n
+
+    def _checkpoint(self, pending: _Pending) -> None:
+        """Commit the hashes of files whose every chunk now has a durable vector."""
+        done = [(f, pending.digests.pop(f)) for f in pending.file_ids if pending.left[f] == 0]
+        for file_id, _ in done:
+            del pending.left[file_id]
+        pending.file_ids = [f for f in pending.file_ids if f in pending.left]
+        self.store.checkpoint(done)
+
+    def _report(self, report: IndexReport, done: int, total: int, start: float,
+                path: str) -> None:
+        elapsed = max(time.monotonic() - start, 1e-6)
+        rate = report.chunks / elapsed
+        eta = (total - done) * (report.chunks / max(done, 1)) / rate if rate else None
+        self.on_progress(Progress("embed", done, total, report.chunks, rate, eta, path))
+
+
+def _kind(rel: str) -> dict[str, str]:
+    lang = language_of(rel)
+    return {"ext": Path(rel).suffix.lower(), "lang": lang.name if lang else ""}
+
+
+def _in_scopes(path: str, scopes: list[str]) -> bool:
+    return any(not s or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
+

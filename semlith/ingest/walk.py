@@ -1,0 +1,426 @@
+"""Roots -> candidate files, with a reason for every path left out.
+
+Each entry of a folder is judged in this order; the first rule that applies wins:
+
+1. `.git` is skipped silently: it is never content.
+2. A path given in ``exclude`` (the store folder) -> STORE.
+3. `.gitignore` files with git's semantics: a nested file applies to its folder and
+   below, patterns are anchored to the folder holding the file, ``!negation``,
+   directory-only ``build/`` and ``**`` work, and a file inside an excluded folder
+   cannot be re-included. `.git/info/exclude` at the root is honoured too (below every
+   `.gitignore`, as in git). They apply whether or not the folder is a git repository:
+   whoever keeps build output out of git wants it out of search too.
+4. `.semlithignore` files: the same syntax and nesting, judged on their own, so they can
+   exclude more than `.gitignore` but cannot re-include what it excludes.
+5. Generated or vendored folders (`VENDORED_FOLDERS`, ``*.egg-info``, a virtualenv).
+6. Hidden names (starting with ".").
+7. Symlinks are followed when they resolve inside the root; one leading outside is never
+   read, a broken one is unreadable, and a folder already on the current path is a loop.
+8. Folders that cannot be listed, files that cannot be stat'ed, non-regular files and
+   files over ``max_bytes``.
+
+A skipped folder is one record (its ``rel`` ends with "/") and is not descended into.
+The walk never reads file contents; binary detection belongs to `extract`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from operator import attrgetter
+from pathlib import Path, PurePosixPath
+
+from pathspec import GitIgnoreSpec, RegexPattern
+
+DEFAULT_MAX_BYTES = 8 << 20
+
+_ANYWHERE: frozenset[str] = frozenset()
+_JS_PY_MANIFESTS = frozenset({"package.json", "setup.py", "pyproject.toml", "setup.cfg"})
+# Folder name -> the manifests one of which must sit beside it (empty: vendored anywhere).
+# Beyond these, a folder named `*.egg-info` and any folder holding `pyvenv.cfg` (a
+# virtualenv, whatever it is called) are vendored.
+VENDORED_FOLDERS: dict[str, frozenset[str]] = {
+    "node_modules": _ANYWHERE,
+    "__pycache__": _ANYWHERE,
+    "site-packages": _ANYWHERE,
+    "bower_components": _ANYWHERE,
+    ".tox": _ANYWHERE,
+    ".mypy_cache": _ANYWHERE,
+    ".pytest_cache": _ANYWHERE,
+    ".ruff_cache": _ANYWHERE,
+    ".gradle": _ANYWHERE,
+    ".next": _ANYWHERE,
+    ".nuxt": _ANYWHERE,
+    ".svelte-kit": _ANYWHERE,
+    "coverage": _ANYWHERE,
+    "vendor": frozenset({"go.mod", "composer.json"}),
+    "target": frozenset({"Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts", "build.sbt"}),
+    "dist": _JS_PY_MANIFESTS,
+    "build": _JS_PY_MANIFESTS,
+    "out": _JS_PY_MANIFESTS,
+}
+VENDORED_SUFFIX = ".egg-info"
+VENV_MARKER = "pyvenv.cfg"
+
+
+class SkipReason(StrEnum):
+    """Why a path was left out; the value is the text `index --verbose` shows."""
+
+    GITIGNORE = "ignored by .gitignore"
+    SEMLITHIGNORE = "ignored by .semlithignore"
+    HIDDEN = "hidden"
+    VENDORED = "generated or vendored folder"
+    TOO_LARGE = "too large"
+    SYMLINK_LOOP = "symlink loop"
+    OUTSIDE_ROOT = "symlink leads outside the root"
+    UNREADABLE = "unreadable"
+    STORE = "the store folder"
+    SPECIAL = "not a regular file"
+
+
+# Ignore file name -> the reason it gives; checked in this order.
+IGNORE_FILES: dict[str, SkipReason] = {
+    ".gitignore": SkipReason.GITIGNORE,
+    ".semlithignore": SkipReason.SEMLITHIGNORE,
+}
+_GIT_EXCLUDE = (".git", "info", "exclude")
+_MAX_IGNORE_FILE_BYTES = 1 << 20
+# The patterns of one ignore file in order: (regex matching a path itself, ignores it).
+_Rules = tuple[tuple[re.Pattern[str], bool], ...]
+_NOTHING: Callable[[str], bool] = frozenset[str]().__contains__
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: Path  # absolute
+    rel: str  # posix path relative to the root, e.g. "src/app.py"
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    rel: str  # relative posix path; a folder ends with "/"
+    reason: SkipReason
+    detail: str = ""  # the error text, the size, the link target...
+
+
+class _Skip(Exception):
+    """Raised inside the walker, turned into a `Skipped` record."""
+
+    def __init__(self, reason: SkipReason, detail: str = "") -> None:
+        super().__init__(reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class _Layer:
+    base: str  # the folder holding the ignore file, relative to the root: "" or "src/"
+    rules: _Rules
+    reason: SkipReason
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    path: str  # absolute, as reached from the root (maybe through in-root symlinks)
+    rel: str  # "" for the root, else "src/lib/"
+    real: str  # with symlinks resolved
+    layers: tuple[_Layer, ...]  # ignore files that apply here, shallowest first
+    seen: frozenset[tuple[int, int]]  # (st_dev, st_ino) of the real folders root..here
+    has: Callable[[str], bool]  # whether a name exists in this folder
+
+
+def walk_files(
+    root: Path,
+    *,
+    start: str = "",
+    exclude: Sequence[Path] = (),
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Iterator[Candidate | Skipped]:
+    """Every file under `root` worth indexing, and a `Skipped` record for every path left out.
+
+    Args:
+        root: the folder whose ignore files and rules apply; `rel` paths are relative to it.
+        start: a folder below `root` ("src/lib") to walk instead of the whole root; the
+            ignore files and rules of the folders above it still apply.
+        exclude: folders to leave out with reason STORE (the store folder).
+        max_bytes: files larger than this are skipped as TOO_LARGE.
+
+    Yields candidates and skips depth-first, sorted by name within each folder.
+
+    Raises:
+        OSError: when `root` (or `start`) is missing, not a folder or cannot be listed.
+    """
+    walker = _Walker(root, exclude, max_bytes)
+    top = walker.folder(None, walker.root, "", walker.real, _exists_in(walker.root))
+    for name in PurePosixPath(start).parts if start else ():
+        try:
+            top = walker.step(top, name, last=False)
+        except _Skip as skip:
+            yield Skipped(start.rstrip("/") + "/", skip.reason, skip.detail)
+            return
+    stack: list[tuple[_Folder, Iterator[os.DirEntry[str]]]] = [(top, iter(_listing(top.path)))]
+    while stack:
+        folder, pending = stack[-1]
+        entry = next(pending, None)
+        if entry is None:
+            stack.pop()
+            continue
+        result = walker.visit(folder, entry)
+        if isinstance(result, tuple):
+            stack.append(result)
+        elif result is not None:
+            yield result
+
+
+def is_ignored(
+    root: Path, rel: str, *, exclude: Sequence[Path] = (), max_bytes: int = DEFAULT_MAX_BYTES
+) -> SkipReason | None:
+    """Why `walk_files(root)` would leave out `rel` (or a folder above it), or None.
+
+    For a path that no longer exists (a deleted file seen by a watcher) only the rules
+    about names apply. Ignore files are cached by (path, mtime), so calls are cheap.
+
+    Raises:
+        ValueError: when `rel` is empty, absolute or climbs out of the root with "..".
+        OSError: when `root` itself is missing or not a folder.
+    """
+    parts = PurePosixPath(rel).parts
+    if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
+        raise ValueError(f"expected a path relative to the root, got {rel!r}")
+    walker = _Walker(root, exclude, max_bytes)
+    folder = walker.folder(None, walker.root, "", walker.real, _exists_in(walker.root))
+    for index, name in enumerate(parts):
+        if name == ".git":
+            return SkipReason.HIDDEN  # the walk skips it without a record
+        try:
+            folder = walker.step(folder, name, last=index == len(parts) - 1)
+        except _Skip as skip:
+            return skip.reason
+        except OSError as exc:
+            return _reason_for(exc)
+    return None
+
+
+class _Walker:
+    """The rules of one walk: the root, the excluded folders and the size limit."""
+
+    def __init__(self, root: Path, exclude: Sequence[Path], max_bytes: int) -> None:
+        self.root = os.path.abspath(root)
+        self.real = os.path.realpath(root)
+        self.inside = os.path.join(self.real, "")  # the real root with a trailing separator
+        self.excluded = frozenset(os.path.realpath(path) for path in exclude)
+        self.max_bytes = max_bytes
+
+    def folder(
+        self, parent: _Folder | None, path: str, rel: str, real: str, has: Callable[[str], bool]
+    ) -> _Folder:
+        """A folder to descend into, with its ignore files loaded; raises _Skip on a loop."""
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino)
+        if parent is not None and key in parent.seen:
+            raise _Skip(SkipReason.SYMLINK_LOOP, "leads back to a folder above it")
+        layers = parent.layers if parent else self._git_exclude()
+        for name, reason in IGNORE_FILES.items():
+            if has(name) and (rules := _load_ignore(os.path.join(path, name))):
+                layers = (*layers, _Layer(rel, rules, reason))
+        seen = parent.seen if parent else frozenset()
+        return _Folder(path, rel, real, layers, seen | {key}, has)
+
+    def visit(
+        self, folder: _Folder, entry: os.DirEntry[str]
+    ) -> Candidate | Skipped | tuple[_Folder, Iterator[os.DirEntry[str]]] | None:
+        """One folder entry: a candidate, a skip, a folder to descend into, or None."""
+        name = entry.name
+        if name == ".git":
+            return None
+        rel = folder.rel + name
+        is_dir = False
+        try:
+            is_dir = entry.is_dir()
+            self.check_name(folder, name, is_dir)
+            linked = entry.is_symlink()
+            real = self.resolve(entry.path) if linked else os.path.join(folder.real, name)
+            if not is_dir:
+                return self.candidate(entry.path, rel, entry.stat())
+            entries = _listing(entry.path)
+            names = frozenset(child.name for child in entries)
+            child = self.folder(folder, entry.path, rel + "/", real, names.__contains__)
+            return child, iter(entries)
+        except _Skip as skip:
+            return Skipped(rel + "/" if is_dir else rel, skip.reason, skip.detail)
+        except OSError as exc:
+            return Skipped(rel + "/" if is_dir else rel, _reason_for(exc), exc.strerror or str(exc))
+
+    def step(self, folder: _Folder, name: str, *, last: bool) -> _Folder:
+        """`is_ignored`'s move one name down from `folder`; raises _Skip or OSError."""
+        path = os.path.join(folder.path, name)
+        exists = _lexists(path)
+        is_dir = os.path.isdir(path) if exists else not last
+        self.check_name(folder, name, is_dir)
+        rel = folder.rel + name
+        real = os.path.join(folder.real, name)
+        if not exists or not (is_dir or last):  # nothing below: only name rules apply
+            return _Folder(path, rel + "/", real, folder.layers, folder.seen, _NOTHING)
+        if os.path.islink(path):
+            real = self.resolve(path)
+        if not is_dir:
+            self.candidate(path, rel, os.stat(path))
+            return folder
+        os.scandir(path).close()  # the walk would fail to list it
+        return self.folder(folder, path, rel + "/", real, _exists_in(path))
+
+    def check_name(self, folder: _Folder, name: str, is_dir: bool) -> None:
+        """The rules that need only the name and the folder; raises _Skip."""
+        if os.path.join(folder.real, name) in self.excluded:
+            raise _Skip(SkipReason.STORE)
+        reason = _ignored_by(folder.layers, folder.rel + name, is_dir)
+        if reason is not None:
+            raise _Skip(reason)
+        if is_dir and _is_vendored(folder, name):
+            raise _Skip(SkipReason.VENDORED)
+        if name.startswith("."):
+            raise _Skip(SkipReason.HIDDEN)
+
+    def resolve(self, path: str) -> str:
+        """The real path of a symlink that stays inside the root; raises _Skip otherwise."""
+        try:
+            os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise _Skip(SkipReason.UNREADABLE, "broken symlink") from None
+        real = os.path.realpath(path)
+        if real != self.real and not real.startswith(self.inside):
+            raise _Skip(SkipReason.OUTSIDE_ROOT, real)
+        if real in self.excluded:
+            raise _Skip(SkipReason.STORE)
+        return real
+
+    def candidate(self, path: str, rel: str, info: os.stat_result) -> Candidate:
+        """A regular file within the size limit; raises _Skip otherwise."""
+        if not stat.S_ISREG(info.st_mode):
+            raise _Skip(SkipReason.SPECIAL, _kind(info.st_mode))
+        if info.st_size > self.max_bytes:
+            raise _Skip(SkipReason.TOO_LARGE, f"{info.st_size} bytes")
+        return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns)
+
+    def _git_exclude(self) -> tuple[_Layer, ...]:
+        rules = _load_ignore(os.path.join(self.root, *_GIT_EXCLUDE))
+        return (_Layer("", rules, SkipReason.GITIGNORE),) if rules else ()
+
+
+def _ignored_by(layers: tuple[_Layer, ...], rel: str, is_dir: bool) -> SkipReason | None:
+    """Git's precedence: the deepest ignore file with a pattern matching `rel` decides, and
+    within it the last matching pattern (folders above `rel` were judged on the way down)."""
+    for reason in IGNORE_FILES.values():
+        for layer in reversed(layers):
+            if layer.reason is not reason:
+                continue
+            path = rel[len(layer.base) :] + ("/" if is_dir else "")
+            ignores = next(
+                (inc for regex, inc in reversed(layer.rules) if regex.search(path)), None
+            )
+            if ignores is not None:
+                if ignores:
+                    return reason
+                break
+    return None
+
+
+def _is_vendored(folder: _Folder, name: str) -> bool:
+    manifests = VENDORED_FOLDERS.get(name)
+    if manifests is not None and (not manifests or any(map(folder.has, manifests))):
+        return True
+    if name.endswith(VENDORED_SUFFIX):
+        return True
+    return os.path.isfile(os.path.join(folder.path, name, VENV_MARKER))
+
+
+def _load_ignore(path: str) -> _Rules:
+    """The compiled patterns of an ignore file; empty when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    if not stat.S_ISREG(info.st_mode):
+        return ()
+    return _compile_ignore(path, info.st_mtime_ns, info.st_size)
+
+
+@lru_cache(maxsize=4096)
+def _compile_ignore(path: str, mtime_ns: int, size: int) -> _Rules:
+    """Keyed by mtime and size so an edited file is read again."""
+    try:
+        with open(path, "rb") as file:
+            text = file.read(_MAX_IGNORE_FILE_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ()  # as in git, an ignore file that cannot be read ignores nothing
+    lines = [_as_git_means(line) for line in text.splitlines()]
+    try:
+        spec = GitIgnoreSpec.from_lines(lines)
+    except ValueError:  # git drops invalid lines (a lone "!" or "\"); so do we
+        spec = GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
+    # pathspec's regexes also match every path below a matching folder ("build/" matches
+    # "build/x.py"), so a negation for a folder would wrongly re-include a file in it that
+    # an outer ignore file excludes. Git judges each path on its own while descending, so
+    # anchor each regex at the end: it must match the path itself.
+    return tuple(
+        (re.compile(f"(?:{pattern.regex.pattern})\\Z", pattern.regex.flags), pattern.include)
+        for pattern in spec.patterns
+        if isinstance(pattern, RegexPattern)
+        and pattern.regex is not None
+        and pattern.include is not None
+    )
+
+
+def _as_git_means(line: str) -> str:
+    """Rewrite a trailing "/**": git reads "d/**" as everything inside d, but pathspec's
+    regex for it is just "^d/", which matches the folder d itself and (anchored at the
+    end) nothing inside. "d/**/*" means the same to git and compiles to what git means."""
+    body = line.rstrip()
+    if body.endswith("/**"):
+        return body + "/*"
+    if body.endswith("/**/"):
+        return body + "*/"
+    return line
+
+
+def _valid(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
+
+
+def _listing(path: str) -> list[os.DirEntry[str]]:
+    with os.scandir(path) as entries:
+        return sorted(entries, key=attrgetter("name"))
+
+
+def _lexists(path: str) -> bool:
+    """Like os.path.lexists, but an error other than "not found" is raised, not False."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
+
+
+def _exists_in(folder: str) -> Callable[[str], bool]:
+    return lambda name: os.path.lexists(os.path.join(folder, name))
+
+
+def _reason_for(exc: OSError) -> SkipReason:
+    return SkipReason.SYMLINK_LOOP if exc.errno == errno.ELOOP else SkipReason.UNREADABLE
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"))
+    return next((name for test, name in kinds if test(mode)), "special file")

@@ -1,0 +1,95 @@
+"""The one table from file extensions (and a few file names) to languages.
+
+Used by the walker (what is text), the extractor, the chunker (which grammar), the
+`--lang` filter and `semlith languages`. `grammar` names the tree-sitter-language-pack
+grammar; definitions are understood where `grammars/<language>.scm` exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePath
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    name: str
+    extensions: tuple[str, ...]
+    grammar: str | None = None  # tree-sitter-language-pack name
+    filenames: tuple[str, ...] = ()
+
+
+LANGUAGES: tuple[Language, ...] = (
+    Language("python", (".py", ".pyi", ".pyw"), "python"),
+    Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+    Language("typescript", (".ts", ".mts", ".cts"), "typescript"),
+    Language("tsx", (".tsx",), "tsx"),
+    Language("go", (".go",), "go"),
+    Language("rust", (".rs",), "rust"),
+    Language("java", (".java",), "java"),
+    Language("c", (".c", ".h"), "c"),
+    Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp",
+                     ".tpp", ".inl"), "cpp"),
+    Language("csharp", (".cs",), "csharp"),
+    Language("ruby", (".rb", ".rake", ".gemspec", ".ru"), "ruby",
+             ("Rakefile", "Gemfile", "Guardfile")),
+    Language("php", (".php",), "php"),
+    Language("kotlin", (".kt", ".kts"), "kotlin"),
+    Language("scala", (".scala", ".sc"), "scala"),
+    Language("swift", (".swift",), "swift"),
+    Language("lua", (".lua",), "lua"),
+    Language("bash", (".sh", ".bash", ".zsh"), "bash"),
+    Language("elixir", (".ex", ".exs"), "elixir"),
+    Language("haskell", (".hs",), "haskell"),
+    Language("zig", (".zig",), "zig"),
+    Language("markdown", (".md", ".markdown", ".mdx"), None),
+    Language("rst", (".rst",), None),
+    Language("text", (".txt", ".text"), None, ("README", "LICENSE", "CHANGELOG", "NOTICE")),
+    Language("html", (".html", ".htm", ".xhtml"), None),
+    Language("css", (".css", ".scss", ".sass", ".less"), None),
+    Language("json", (".json", ".jsonc"), None),
+    Language("yaml", (".yaml", ".yml"), None),
+    Language("toml", (".toml",), None),
+    Language("xml", (".xml", ".svg"), None),
+    Language("sql", (".sql",), None),
+    Language("notebook", (".ipynb",), None),
+    Language("pdf", (".pdf",), None),
+    Language("make", (".mk",), None, ("Makefile", "GNUmakefile")),
+    Language("dockerfile", (".dockerfile",), None, ("Dockerfile", "Containerfile")),
+    Language("cmake", (".cmake",), None, ("CMakeLists.txt",)),
+    Language("protobuf", (".proto",), None),
+    Language("r", (".r", ".R"), None),
+    Language("perl", (".pl", ".pm"), None),
+    Language("ocaml", (".ml", ".mli"), None),
+    Language("dart", (".dart",), None),
+    Language("vue", (".vue",), None),
+    Language("svelte", (".svelte",), None),
+    Language("terraform", (".tf", ".hcl"), None),
+    Language("ini", (".ini", ".cfg", ".conf", ".properties", ".env"), None),
+    Language("csv", (".csv", ".tsv"), None),
+    Language("tex", (".tex", ".bib"), None),
+)
+
+_BY_EXT = {ext.lower(): lang for lang in LANGUAGES for ext in lang.extensions}
+_BY_NAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
+BY_NAME = {lang.name: lang for lang in LANGUAGES}
+# Where a user types a common alias, accept it.
+ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "c++": "cpp",
+           "cs": "csharp", "c#": "csharp", "rb": "ruby", "sh": "bash", "shell": "bash",
+           "md": "markdown", "kt": "kotlin", "rs": "rust", "golang": "go", "hs": "haskell",
+           "ex": "elixir", "ipynb": "notebook", "htm": "html", "yml": "yaml"}
+
+
+def language_of(path: str | PurePath) -> Language | None:
+    """The language of a file by its name, or None when the extension is unknown."""
+    pure = PurePath(path)
+    return _BY_NAME.get(pure.name) or _BY_EXT.get(pure.suffix.lower())
+
+
+def resolve_language(name: str) -> Language:
+    """A language by name or alias (case-insensitive); ValueError lists the valid ones."""
+    key = name.strip().lower()
+    lang = BY_NAME.get(ALIASES.get(key, key))
+    if lang is None:
+        raise ValueError(f"unknown language {name!r}; known: {', '.join(sorted(BY_NAME))}")
+    return lang

@@ -1,0 +1,300 @@
+"""Hybrid retrieval: dense + keyword lists per store, fused by reciprocal rank fusion.
+
+Filters become one SQL condition over `files` and apply before top-k in both lists:
+the keyword list joins on it, the dense list scans an allowlist of the selected chunk
+ids (or, when the filter selects most of the store, over-fetches and checks). Several
+stores answer one query: one query embedding per distinct model, hits merged by score
+and labelled by store.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from semlith.embed.pool import EmbedderPool
+from semlith.errors import SemlithError
+from semlith.ingest.chunk import CAMEL as _CAMEL
+from semlith.languages import resolve_language
+from semlith.store import Store
+from semlith.store.catalog import fts_query
+
+RRF_K = 60
+MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
+_TOKEN = re.compile(r"[^\W_]+")
+CANDIDATES = 50  # per list, before fusion
+# An allowlist is cheap to scan but costs a row per selected chunk to build; past this
+# share of the store, over-fetch and check instead.
+ALLOWLIST_MAX_SHARE = 0.15
+ALLOWLIST_MAX_ROWS = 20_000
+_STOPWORDS = frozenset("""
+    a an and are as at be by does do for from how i in is it of on or that the this to was
+    what when where which who why will with""".split())
+
+
+class NothingSelected(SemlithError):
+    """The filters select no indexed file in any store."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result. `as_json()` is the documented `search --json` contract."""
+
+    store: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+    symbol: str
+    kind: str
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def locator(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Path globs, extensions, languages; each may start with `!` to exclude."""
+
+    paths: tuple[str, ...] = ()
+    exts: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.exts or self.langs)
+
+    def describe(self) -> str:
+        parts = [f"--path {p}" for p in self.paths] + [f"--ext {e}" for e in self.exts]
+        return " ".join(parts + [f"--lang {lang}" for lang in self.langs])
+
+
+def _split(values: Sequence[str]) -> tuple[list[str], list[str]]:
+    include = [v for v in values if not v.startswith("!")]
+    return include, [v[1:] for v in values if v.startswith("!")]
+
+
+def _path_globs(pattern: str) -> list[str]:
+    """GLOB patterns for one `--path`: relative ones match anywhere, folders match inside."""
+    p = pattern.strip().replace("\\", "/").replace("**/", "*").replace("**", "*")
+    anchored = p.startswith("/")
+    p = p.lstrip("/").removeprefix("./").rstrip("/")
+    variants = [p] if any(ch in p for ch in "*?[") else [p, f"{p}/*"]
+    if p.endswith("/*") or not p:
+        variants = [p or "*"]
+    return variants if anchored else variants + [f"*/{v}" for v in variants]
+
+
+def filter_sql(filters: Filters) -> tuple[str, list[str]]:
+    """One SQL condition over `f` (files) for the filters; ('1', []) when there are none."""
+    clauses: list[str] = []
+    params: list[str] = []
+    inc, exc = _split(filters.paths)
+    for group, negate in ((inc, False), (exc, True)):
+        if group:
+            globs = [g for p in group for g in _path_globs(p)]
+            any_of = " OR ".join("f.path GLOB ?" for _ in globs)
+            clauses.append(f"{'NOT ' if negate else ''}({any_of})")
+            params.extend(globs)
+    inc, exc = _split(filters.exts)
+    for group, op in ((inc, "IN"), (exc, "NOT IN")):
+        if group:
+            exts = ["." + e.lower().lstrip(".") for e in group]
+            clauses.append(f"f.ext {op} ({','.join('?' * len(exts))})")
+            params.extend(exts)
+    inc, exc = _split(filters.langs)
+    for group, op in ((inc, "IN"), (exc, "NOT IN")):
+        if group:
+            names = [resolve_language(v).name for v in group]
+            clauses.append(f"f.lang {op} ({','.join('?' * len(names))})")
+            params.extend(names)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] | None = None,
+                  total: int = 0) -> str:
+    """The FTS5 query for user text: its words minus stopwords (all words if none left).
+
+    With `doc_counts` (term -> chunks holding it) and the store's chunk count, words in
+    more than MAX_DF of the chunks are dropped too: their idf is near zero, yet bm25 must
+    score every chunk holding them (see docs/performance.md). Empty when nothing is left.
+    """
+    words = [w for w in fts_query(text).split(" OR ") if w.strip('"') not in _STOPWORDS]
+    words = words or [w for w in fts_query(text).split(" OR ") if w]
+    if doc_counts is None or not total or not words:
+        return " OR ".join(words)
+    tokens = {w: _TOKEN.findall(w.strip('"')) for w in words}
+    counts = doc_counts(sorted({t for parts in tokens.values() for t in parts}))
+    limit = MAX_DF * total
+    # A quoted word holding several tokens is a phrase: as rare as its rarest token.
+    kept = [w for w, parts in tokens.items()
+            if min((counts.get(t, 0) for t in parts), default=0) <= limit]
+    return " OR ".join(kept)
+
+
+def _rrf(lists: Sequence[Sequence[int]], weights: Sequence[float]) -> dict[int, float]:
+    fused: dict[int, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        for rank, chunk_id in enumerate(ranked):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (RRF_K + rank + 1)
+    return fused
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The fusion knobs. Defaults are the best measured on the development set
+    (docs/performance.md); change them only with a before and after from
+    benchmarks/retrieval.py."""
+
+    dense_weight: float = 1.0
+    keyword_weight: float = 1.0
+    path_weight: float = 1.0  # a list of the candidates whose path names a query word
+    max_per_file: int = 1  # 0: no limit
+
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """A crude English stem for matching query words against path words."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+@functools.lru_cache(maxsize=65536)
+def path_words(path: str) -> frozenset[str]:
+    """Stemmed words of a path ("auth/SessionTokens.go" -> auth, session, token)."""
+    return frozenset(stem(w.lower()) for part in re.split(r"[/._\\-]+", path)
+                     for w in _CAMEL.findall(part) if len(w) >= 3)
+
+
+class Searcher:
+    """Answers queries over one or more open stores, labelled by name.
+
+    With an `executor`, each store's keyword list runs on a worker thread while the
+    calling thread embeds the query and scans the vectors (SQLite, onnxruntime and
+    turbovec release the GIL): on two cores that hides most of the keyword time.
+    """
+
+    def __init__(self, stores: Sequence[tuple[str, Store]], embedders: EmbedderPool,
+                 ranking: Ranking | None = None, executor: Executor | None = None) -> None:
+        self.stores = list(stores)
+        self.embedders = embedders
+        self.ranking = ranking or Ranking()
+        self.executor = executor
+
+    def search(self, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
+        """Top-`k` hits over every store. Raises NothingSelected when filters match nothing."""
+        filters = filters or Filters()
+        where, params = filter_sql(filters)
+        want = max(k, CANDIDATES)
+        chosen = []
+        for label, store in self.stores:
+            selected = _count_selected(store, where, params) if filters else None
+            if selected != 0:
+                chosen.append((label, store, selected))
+        if filters and not chosen:
+            raise NothingSelected(f"the filters ({filters.describe()}) select no indexed file")
+        keyword = [self._start(_keyword, store, query, want, where, params)
+                   for _, store, _ in chosen]
+        vectors: dict[str, np.ndarray] = {}
+        hits: list[Hit] = []
+        for (label, store, selected), pending in zip(chosen, keyword, strict=True):
+            if store.model not in vectors and store.catalog.has_chunks():
+                vectors[store.model] = self.embedders.embed_query(store.model, query)
+            vector = vectors.get(store.model)
+            dense = [] if vector is None else _dense(store, vector, want, where, params,
+                                                     selected)
+            hits.extend(self._fuse(label, store, query, dense, pending.result(), k))
+        hits.sort(key=lambda h: -h.score)
+        return hits[:k]
+
+    def _start(self, func: Callable[..., list[int]], *args: Any) -> Future[list[int]]:
+        if self.executor is not None:
+            return self.executor.submit(func, *args)
+        done: Future[list[int]] = Future()
+        done.set_result(func(*args))
+        return done
+
+    def _fuse(self, label: str, store: Store, query: str, dense: list[int],
+              keyword: list[int], k: int) -> list[Hit]:
+        rank = self.ranking
+        records = store.catalog.chunks(list(dict.fromkeys(dense + keyword)))
+        lists, weights = [dense, keyword], [rank.dense_weight, rank.keyword_weight]
+        if rank.path_weight:
+            words = {stem(w) for w in keyword_query(query).replace('"', "").split(" OR ")}
+            fused_order = sorted(_rrf(lists, weights).items(), key=lambda kv: -kv[1])
+            lists.append([cid for cid, _ in fused_order
+                          if cid in records and words & path_words(records[cid].path)])
+            weights.append(rank.path_weight)
+        fused = sorted(_rrf(lists, weights).items(), key=lambda kv: -kv[1])
+        per_file: dict[str, int] = {}
+        hits = []
+        for cid, score in fused:
+            rec = records.get(cid)
+            if rec is None:
+                continue
+            per_file[rec.path] = per_file.get(rec.path, 0) + 1
+            if rank.max_per_file and per_file[rec.path] > rank.max_per_file:
+                continue
+            hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
+                            rec.text, rec.symbol, rec.kind))
+            if len(hits) == k:
+                break
+        return hits
+
+
+def _count_selected(store: Store, where: str, params: list[str]) -> int:
+    return int(store.catalog.db.execute(
+        "SELECT COUNT(*) FROM chunks c JOIN files f ON f.id = c.file_id"
+        f" WHERE f.hash != '' AND ({where})", params).fetchone()[0])
+
+
+def _dense(store: Store, vector: np.ndarray, want: int, where: str, params: list[str],
+           selected: int | None) -> list[int]:
+    if selected is None:
+        return [i for i, _ in store.dense_search(vector, want)]
+    total = store.catalog.chunk_count() or 1
+    if selected <= ALLOWLIST_MAX_ROWS or selected <= ALLOWLIST_MAX_SHARE * total:
+        cur = store.catalog.db.execute(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id"
+            f" WHERE f.hash != '' AND ({where})", params)
+        allow = np.fromiter((r[0] for r in cur), dtype=np.uint64)
+        return [i for i, _ in store.dense_search(vector, want, allowlist=allow)]
+    # Most of the store is selected: over-fetch, keep the selected, fall back if short.
+    over = store.dense_search(vector, min(total, int(want * 2 * total / selected) + want))
+    ids = [i for i, _ in over]
+    marks = ",".join("?" * len(ids))
+    keep = {r[0] for r in store.catalog.db.execute(
+        f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"
+        f" AND ({where})", [*ids, *params])}
+    return [i for i in ids if i in keep][:want]
+
+
+def _keyword(store: Store, query: str, want: int, where: str, params: list[str]) -> list[int]:
+    catalog = store.catalog
+    fts = keyword_query(query, catalog.document_counts, catalog.chunk_count())
+    if not fts:
+        return []
+    if where == "1":  # no filter, no join (measured: 2.1 ms instead of 3.8 ms at 1k chunks)
+        sql = ("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+               " ORDER BY bm25(chunks_fts) LIMIT ?")
+        return [int(r[0]) for r in store.catalog.db.execute(sql, [fts, want])]
+    rows = store.catalog.db.execute(
+        "SELECT c.id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+        " JOIN files f ON f.id = c.file_id"
+        f" WHERE chunks_fts MATCH ? AND ({where}) ORDER BY bm25(chunks_fts) LIMIT ?",
+        [fts, *params, want]).fetchall()
+    return [int(r[0]) for r in rows]

@@ -1,0 +1,124 @@
+"""The CLI as people run it: exit codes and output, through click's runner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from semlith.api import App
+from semlith.cli import main
+from semlith.settings import Settings
+from tests.conftest import HashEmbedder
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol", "kind"}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def run(*args: str) -> Result:
+    app = App(Settings.load(), embedder_factory=lambda name: HashEmbedder(name))
+    return CliRunner().invoke(main, list(args), obj=app)
+
+
+def test_index_search_text_and_json(tree: Path) -> None:
+    result = run("index", str(tree), "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "9 indexed, 0 unchanged" in result.output
+    text = run("search", "RetryPolicy exponential backoff")
+    assert text.exit_code == 0
+    assert text.output.splitlines()[0].startswith("net/retry.py:")
+    hits = json.loads(run("search", "RetryPolicy", "--json", "-k", "3").output)
+    assert hits and all(set(h) == HIT_KEYS for h in hits)
+    assert hits[0]["path"] == "net/retry.py" and hits[0]["store"] == "proj"
+    assert isinstance(hits[0]["start_line"], int) and hits[0]["end_line"] >= hits[0]["start_line"]
+
+
+def test_search_from_a_subfolder_finds_the_store_above(tree: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    run("index", "--quiet")
+    monkeypatch.chdir(tree / "net")
+    assert run("search", "router").exit_code == 0
+
+
+def test_filters(tree: Path) -> None:
+    run("index", "--quiet")
+    hits = json.loads(run("search", "token", "--json", "--lang", "go").output)
+    assert hits and {h["path"] for h in hits} == {"auth/tokens.go"}
+    hits = json.loads(run("search", "token", "--json", "--path", "!auth").output)
+    assert all(not h["path"].startswith("auth/") for h in hits)
+    nothing = run("search", "token", "--ext", "java")
+    assert nothing.exit_code == 1
+    assert "select no indexed file" in nothing.output
+    assert len(nothing.output.strip().splitlines()) == 1
+
+
+def test_empty_result_is_not_an_error(tree: Path) -> None:
+    run("index", "--quiet")
+    result = run("search", "zzzqqq", "--json")
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "NEAR(a b", "foo* -bar", "((", "a:b"])
+def test_fts_syntax_in_queries(tree: Path, query: str) -> None:
+    run("index", "--quiet")
+    assert run("search", query).exit_code == 0
+
+
+def test_missing_store_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run("search", "anything")
+    assert result.exit_code == 1
+    assert result.output.startswith("semlith: error: no semlith store")
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_files_skipped_stats_forget(tree: Path) -> None:
+    (tree / "blob.bin").write_bytes(b"\x00" * 10)
+    run("index", "--quiet")
+    listing = run("files").output
+    assert "net/retry.py\tindexed" in listing
+    skipped = run("files", "--skipped").output
+    assert "blob.bin\tbinary" in skipped
+    stats = run("stats").output
+    assert "(64 dimensions)" in stats and "files      9 (0 pending)" in stats
+    info = json.loads(run("stats", "--json").output)
+    assert info["files"] == 9
+    assert run("forget", "net").output.strip() == "forgot 2 files"
+    assert json.loads(run("stats", "--json").output)["files"] == 7
+
+
+def test_verbose_lists_skips(tree: Path) -> None:
+    (tree / "node_modules").mkdir()
+    result = run("index", "--verbose", "--quiet")
+    assert "skipped node_modules/: generated or vendored folder" in result.output
+
+
+def test_languages_and_version() -> None:
+    langs = run("languages").output
+    assert "python" in langs and ".py" in langs
+    assert run("--version").output.startswith("semlith, version ")
+
+
+def test_second_writer_is_refused(tree: Path) -> None:
+    from semlith.store import Store
+
+    run("index", "--quiet")
+    holder = Store.open(tree / ".semlith", settings=Settings.load(), writable=True,
+                        command="semlith serve")
+    try:
+        result = run("index", "--quiet")
+        assert result.exit_code == 1
+        assert "is being written by pid" in result.output and "semlith serve" in result.output
+    finally:
+        holder.close()

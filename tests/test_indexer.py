@@ -1,0 +1,221 @@
+"""The indexing pipeline through the library API, with a deterministic embedder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from semlith import api
+from semlith.api import App
+from semlith.settings import Settings
+from semlith.store import Store
+from tests.conftest import HashEmbedder
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+
+
+class Counting:
+    """An embedder factory that counts loads and chunks embedded."""
+
+    def __init__(self) -> None:
+        self.loads = 0
+        self.model = HashEmbedder()
+        self.chunks = 0
+
+    def __call__(self, name: str) -> HashEmbedder:
+        self.loads += 1
+        outer = self
+
+        class Tracked(HashEmbedder):
+            def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+                outer.chunks += len(texts)
+                return super().embed_documents(texts)
+
+        return Tracked(name)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root)
+    return root
+
+
+def index(root: Path, settings: Settings, factory: Counting | None = None,
+          paths: list[Path] | None = None, **kwargs: object) -> api.IndexReport:
+    app = App(settings, embedder_factory=factory or Counting())
+    store = api.open_for_index(app, paths or [root], None, None)
+    try:
+        return api.run_index(app, store, paths or [], **kwargs)  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def find(root: Path, settings: Settings, query: str, **filters: tuple[str, ...]) -> list[str]:
+    app = App(settings, embedder_factory=lambda n: HashEmbedder(n))
+    opened = api.open_stores(app, [root / ".semlith"])
+    try:
+        from semlith.search import Filters
+
+        return [h.path for h in api.search(app, opened, query, 5, Filters(**filters))]
+    finally:
+        for _, store in opened:
+            store.close()
+
+
+def test_index_then_search(tree: Path, settings: Settings) -> None:
+    report = index(tree, settings)
+    assert report.indexed == 9 and report.chunks > 9 and report.complete
+    assert find(tree, settings, "exponential backoff jitter")[0] == "net/retry.py"
+    assert find(tree, settings, "RetryPolicy")[0] == "net/retry.py"
+
+
+def test_unchanged_run_loads_no_model(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    counting = Counting()
+    report = index(tree, settings, counting)
+    assert (report.indexed, report.unchanged, counting.loads) == (0, 9, 0)
+
+
+def test_touched_but_identical_file_is_not_reembedded(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    os.utime(tree / "net/retry.py", ns=(1, 1))
+    counting = Counting()
+    assert index(tree, settings, counting).unchanged == 9 and counting.chunks == 0
+
+
+def test_changed_file_is_reindexed_and_old_text_is_gone(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    (tree / "net/retry.py").write_text("def circuit_breaker():\n    return 'open'\n")
+    counting = Counting()
+    report = index(tree, settings, counting)
+    assert report.indexed == 1 and counting.chunks == 1
+    assert "net/retry.py" not in find(tree, settings, "exponential backoff jitter")
+    assert find(tree, settings, "circuit_breaker")[0] == "net/retry.py"
+
+
+def test_deleted_file_is_pruned(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    (tree / "web/router.js").unlink()
+    assert index(tree, settings).removed == 1
+    assert "web/router.js" not in find(tree, settings, "router match handler")
+
+
+def test_moved_file_is_not_reembedded(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    (tree / "net/retry.py").rename(tree / "retry_moved.py")
+    counting = Counting()
+    report = index(tree, settings, counting)
+    assert (report.moved, report.removed, counting.chunks) == (1, 0, 0)
+    assert find(tree, settings, "RetryPolicy")[0] == "retry_moved.py"
+
+
+def test_copied_file_reuses_vectors(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    shutil.copy(tree / "net/retry.py", tree / "net/retry_copy.py")
+    counting = Counting()
+    report = index(tree, settings, counting)
+    assert report.moved == 1 and counting.chunks == 0
+    assert set(find(tree, settings, "RetryPolicy")[:2]) == {"net/retry.py",
+                                                            "net/retry_copy.py"}
+
+
+def test_bad_input_is_skipped_with_reasons(tree: Path, settings: Settings) -> None:
+    (tree / "bad.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (tree / "blob.txt").write_bytes(b"\x00\x01binary")
+    (tree / "latin1.py").write_bytes(b"# caf\xe9 au lait\nprint('ok')\n")
+    (tree / ".gitignore").write_text("ignored/\n")
+    (tree / "ignored").mkdir()
+    (tree / "ignored/x.py").write_text("print()\n")
+    report = index(tree, settings)
+    assert report.complete
+    store = Store.open(tree / ".semlith", settings=settings)
+    skipped = store.catalog.skipped()
+    assert skipped["bad.pdf"].reason == "unreadable" and "pdf" in skipped["bad.pdf"].detail.lower()
+    assert skipped["blob.txt"].reason == "binary"
+    assert skipped["ignored/"].reason == "ignored by .gitignore"
+    assert store.catalog.file("latin1.py") is not None
+    store.close()
+    # An untouched binary is not read again; it stays skipped.
+    assert index(tree, settings).skipped == report.skipped
+
+
+def test_unreadable_folder_is_skipped(tree: Path, settings: Settings,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Denied at the OS call: CI runs as root, where chmod 000 stops nothing."""
+    locked = tree / "locked"
+    locked.mkdir()
+    (locked / "secret.py").write_text("x = 1\n")
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if os.fspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = index(tree, settings)
+    assert report.complete and report.indexed == 9
+    store = Store.open(tree / ".semlith", settings=settings)
+    assert store.catalog.skipped()["locked/"].detail == "Permission denied"
+    store.close()
+
+
+def test_a_failed_run_resumes_and_says_so(tree: Path, settings: Settings) -> None:
+    class Failing(Counting):
+        def __call__(self, name: str) -> HashEmbedder:
+            model = super().__call__(name)
+            model.embed_documents = lambda texts: (_ for _ in ()).throw(  # type: ignore
+                RuntimeError("killed"))
+            return model
+
+    with pytest.raises(RuntimeError, match="killed"):
+        index(tree, settings, Failing())
+    store = Store.open(tree / ".semlith", settings=settings)
+    assert store.catalog.counts()["pending_files"] >= 1
+    assert store.catalog.keyword("RetryPolicy", 5)  # rows land before their vectors
+    store.close()
+    report = index(tree, settings)
+    assert report.complete and report.indexed >= 1
+    assert "resumed" in report.summary()
+
+
+def test_time_budget_leaves_the_rest_for_the_next_call(tree: Path, settings: Settings) -> None:
+    first = index(tree, settings, time_budget=0.0)
+    assert not first.complete and first.pending > 0
+    second = index(tree, settings)
+    assert second.complete and second.indexed == first.pending
+
+
+def test_index_a_subfolder_only(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    (tree / "net/retry.py").write_text("changed = True\n")
+    (tree / "web/router.js").write_text("// changed\n")
+    report = index(tree, settings, paths=[tree / "net"])
+    assert report.indexed == 1 and report.removed == 0
+    store = Store.open(tree / ".semlith", settings=settings)
+    assert store.catalog.file("web/router.js").hash  # type: ignore[union-attr]
+    store.close()
+
+
+def test_store_keeps_its_model(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    app = App(settings, embedder_factory=Counting())
+    with pytest.raises(Exception, match="keeps its model"):
+        api.open_for_index(app, [tree], None, "another-model")
+
+
+def test_a_scoped_run_applies_the_ignore_rules_above_it(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    (tree / ".gitignore").write_text("*.log\n")
+    (tree / "net/debug.log").write_text("connection retry log line\n")
+    (tree / "net/extra.py").write_text("EXTRA = 1\n")
+    report = index(tree, settings, paths=[tree / "net"])
+    assert report.indexed == 1
+    store = Store.open(tree / ".semlith", settings=settings)
+    assert store.catalog.file("net/debug.log") is None
+    assert store.catalog.skipped()["net/debug.log"].reason == "ignored by .gitignore"
+    store.close()

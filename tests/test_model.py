@@ -1,0 +1,142 @@
+"""The real default model: offline loading, errors that say what to do, retrieval quality."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from semlith import api
+from semlith.api import App
+from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
+from semlith.errors import ModelError
+from semlith.settings import Settings
+
+pytestmark = pytest.mark.model
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+
+QUESTIONS = [
+    ("how does retry backoff work", "net/retry.py"),
+    ("verify the signature and expiry of a session token", "auth/tokens.go"),
+    ("hash a password with a salt", "auth/password.rs"),
+    ("evict the least recently used cache entry", "storage/cache.ts"),
+    ("register a handler for a url pattern with parameters", "web/router.js"),
+    ("database tables for users and sessions", "storage/migrations.sql"),
+    ("how often should the database be backed up", "docs/deployment.md"),
+    ("reuse open sockets between http requests", "net/http_client.py"),
+]
+
+
+@pytest.fixture(scope="module")
+def model() -> FastEmbedder:
+    return FastEmbedder()
+
+
+def test_default_model_loads_offline(model: FastEmbedder) -> None:
+    assert model.name == DEFAULT_MODEL and model.dim == 384
+    docs = model.embed_documents(["def retry(): exponential backoff", "the cat sat on a mat"])
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    query = model.embed_query("retry with backoff")
+    assert float(docs[0] @ query) > float(docs[1] @ query) + 0.2
+    FastEmbedder()  # registering the custom model a second time is harmless
+
+
+def test_length_sorted_batches_keep_input_order(model: FastEmbedder) -> None:
+    texts = ["short", "a much longer text about sockets " * 20, "medium length text here"]
+    together = model.embed_documents(texts)
+    alone = np.vstack([model.embed_documents([t]) for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_missing_models_fail_fast_saying_what_to_do(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(ModelError, match=r"not downloaded.*semlith models --download"):
+        FastEmbedder("BAAI/bge-small-en-v1.5", cache_dir=tmp_path)
+    assert time.monotonic() - started < 20  # not ~40 s of hub retries
+    with pytest.raises(ModelError, match="unknown model 'no/such-model'"):
+        FastEmbedder("no/such-model", cache_dir=tmp_path)
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[App, Path]]:
+    root = tmp_path_factory.mktemp("sample") / "proj"
+    shutil.copytree(SAMPLE, root)
+    app = App(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home")}))
+    store = api.open_for_index(app, [root], None, None)
+    api.run_index(app, store)
+    store.close()
+    yield app, root / ".semlith"
+
+
+@pytest.mark.parametrize(("query", "expected"), QUESTIONS)
+def test_plain_english_questions_find_the_right_file(sample_store: tuple[App, Path],
+                                                     query: str, expected: str) -> None:
+    app, folder = sample_store
+    opened = api.open_stores(app, [folder])
+    try:
+        hits = api.search(app, opened, query, k=3)
+    finally:
+        opened[0][1].close()
+    assert hits[0].path == expected, [h.locator for h in hits]
+
+
+def _generated_corpus(root: Path, files: int = 36) -> None:
+    topics = ["parse configuration files", "render html templates", "schedule cron jobs",
+              "compress log archives", "resize uploaded images", "send email receipts"]
+    for n in range(files):
+        lines = []
+        for f in range(30):
+            topic = topics[(n + f) % len(topics)]
+            lines += [f"def task_{n}_{f}(items):",
+                      f'    """Helper {f} of module {n}: {topic} for batch jobs."""',
+                      "    results = []",
+                      "    for item in items:",
+                      f"        results.append(('{topic}', item, {n * f}))",
+                      "    return results", ""]
+        (root / f"module_{n:02d}.py").write_text("\n".join(lines))
+
+
+@pytest.mark.slow
+def test_cli_index_killed_mid_run_resumes(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    root.mkdir()
+    _generated_corpus(root)
+    semlith = [sys.executable, "-m", "semlith"]
+    env = {**os.environ, "SEMLITH_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([*semlith, "index", str(root), "--quiet"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = root / ".semlith" / "store.db"
+    deadline = time.monotonic() + 240
+    committed = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                try:
+                    committed = conn.execute("SELECT COUNT(*) FROM files WHERE hash != ''"
+                                             ).fetchone()[0]
+                except sqlite3.OperationalError:
+                    committed = 0
+            if committed:
+                break
+        time.sleep(0.2)
+    assert committed, "the first checkpoint never came"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    again = subprocess.run([*semlith, "index", str(root), "--quiet"], env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "resumed an interrupted run" in again.stdout
+    done = int(again.stdout.split("(")[-1].split(" files were already done")[0])
+    assert done >= committed
+    stats = subprocess.run([*semlith, "stats", "--json", "--store", str(root / ".semlith")],
+                           env=env, capture_output=True, text=True, check=True)
+    assert '"pending_files": 0' in stats.stdout and '"files": 36' in stats.stdout
