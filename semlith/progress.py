@@ -47,7 +47,7 @@ def progress_printer(quiet: bool) -> Iterator[Callable[[Progress], None]]:
                            info=info)
             yield update
         return
-    last = [0.0]
+    last = [time.monotonic()]  # the first line after PLAIN_EVERY_S, not at once
 
     def plain(p: Progress) -> None:
         now = time.monotonic()

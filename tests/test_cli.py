@@ -21,7 +21,7 @@ HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol"
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "proj"
-    shutil.copytree(SAMPLE, root)
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     monkeypatch.chdir(root)
     return root
 

@@ -40,7 +40,7 @@ class Counting:
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
-    shutil.copytree(SAMPLE, root)
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     return root
 
 
@@ -219,3 +219,14 @@ def test_a_scoped_run_applies_the_ignore_rules_above_it(tree: Path, settings: Se
     assert store.catalog.file("net/debug.log") is None
     assert store.catalog.skipped()["net/debug.log"].reason == "ignored by .gitignore"
     store.close()
+
+
+def test_a_copied_project_indexes_itself(tree: Path, settings: Settings) -> None:
+    index(tree, settings)
+    copy = tree.parent / "copy"
+    shutil.copytree(tree, copy)
+    (copy / "net/new.py").write_text("BRAND_NEW = True\n")
+    report = index(copy, settings)
+    assert report.indexed == 1 and report.unchanged == 9
+    assert find(copy, settings, "BRAND_NEW")[0] == "net/new.py"
+    assert "net/new.py" not in find(tree, settings, "BRAND_NEW")

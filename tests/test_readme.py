@@ -30,7 +30,8 @@ def test_quick_start_has_two_blocks_install_first() -> None:
 @pytest.mark.slow
 @pytest.mark.model
 def test_quick_start_main_job_runs(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "fixtures" / "sample", tmp_path / "fixtures" / "sample")
+    shutil.copytree(ROOT / "fixtures" / "sample", tmp_path / "fixtures" / "sample",
+                    ignore=shutil.ignore_patterns(".semlith"))
     bindir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
     outputs = []

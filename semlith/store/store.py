@@ -50,12 +50,17 @@ class Store:
 
     @property
     def root(self) -> Path:
-        """The folder whose files this store indexes (paths in it are relative to this)."""
+        """The folder whose files this store indexes (paths in it are relative to this).
+
+        A store beside its corpus records no root: it is the folder holding the store,
+        so a copied or moved project keeps working. A store kept elsewhere (--store)
+        records its root's absolute path.
+        """
         return Path(self.catalog.meta("root") or self.folder.parent)
 
     @property
     def name(self) -> str:
-        return self.catalog.meta("name") or self.root.name
+        return self.root.name
 
     @classmethod
     def create(cls, folder: Path, *, model: str, dim: int, settings: Settings,
@@ -73,8 +78,8 @@ class Store:
                     catalog.set_meta("model", model)
                     catalog.set_meta("dim", dim)
                     catalog.set_meta("created", time.time())
-                    catalog.set_meta("root", str(root))
-                    catalog.set_meta("name", root.name)
+                    if root != folder.resolve().parent:
+                        catalog.set_meta("root", str(root))
             store = cls(folder, catalog, settings, lock)
             store._recover()
             return store
