@@ -102,12 +102,12 @@ def machine() -> dict[str, Any]:
         info["memory_gb"] = round(psutil.virtual_memory().total / (1 << 30), 1)
     except (OSError, ImportError):
         pass
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
     for pkg in ("numpy", "turbovec", "onnxruntime", "fastembed"):
         try:
             info[pkg] = version(pkg)
-        except Exception:
+        except PackageNotFoundError:
             continue
     return info
 

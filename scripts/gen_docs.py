@@ -41,9 +41,42 @@ def configuration() -> str:
             "| variable | meaning |\n|---|---|\n" + rows + "\n")
 
 
+def languages() -> str:
+    import re
+    from importlib import resources
+
+    from semlith.ingest.definitions import has_definitions
+    from semlith.languages import LANGUAGES
+
+    rows = []
+    for lang in LANGUAGES:
+        kinds = ""
+        if has_definitions(lang):
+            query = (resources.files("semlith.grammars") / f"{lang.grammar}.scm").read_text()
+            kinds = ", ".join(sorted(set(re.findall(r"@definition\.(\w+)", query))))
+        how = ("definitions" if kinds else "headings" if lang.name == "markdown"
+               else "line windows")
+        names = " ".join(f"`{n}`" for n in lang.extensions + lang.filenames)
+        rows.append(f"| {lang.name} | {names} | {how} | {kinds} |")
+    return ("# Languages\n\n"
+            "How each kind of file is chunked (`semlith languages` prints the same). "
+            "Generated from `semlith/languages.py` and `grammars/*.scm` by "
+            "`python scripts/gen_docs.py`.\n\n"
+            "- **definitions**: cut at the definitions the language's tree-sitter query "
+            "names (a function found inside a class-like definition other than a module is "
+            "a method); their names fill the symbol table (`semlith symbol`).\n"
+            "- **headings**: Markdown sections, nested by heading level.\n"
+            "- **line windows**: 800-character windows with two lines of overlap. A parse "
+            "that fails or takes over 3 s falls back to these too (`semlith stats` counts "
+            "them).\n\n"
+            "| language | files | chunking | definitions |\n|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
+
+
 def main_(check: bool) -> int:
     stale = []
-    for name, text in (("cli.md", cli_reference()), ("configuration.md", configuration())):
+    for name, text in (("cli.md", cli_reference()), ("configuration.md", configuration()),
+                       ("languages.md", languages())):
         path = DOCS / name
         if path.exists() and path.read_text() == text:
             continue

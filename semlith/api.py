@@ -13,6 +13,7 @@ from pathlib import Path
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
 from semlith.errors import ModelError, StoreNotFound
+from semlith.home import StoreEntry, register_store
 from semlith.indexer import Indexer, IndexReport, Progress
 from semlith.ingest.walk import Skipped
 from semlith.search import Filters, Hit, Ranking, Searcher
@@ -63,6 +64,7 @@ def open_for_index(app: App, paths: Sequence[Path], store_dir: Path | None,
             store.close()
             raise ModelError(f"store {str(folder)!r} was built with model {store.model!r}; "
                              f"a store keeps its model (asked for {model!r}); use a new --store")
+        _register(app, store)
         return store
     if not first.is_dir():
         raise StoreNotFound(f"{str(first)!r} is not a folder; index a folder to create a store")
@@ -70,7 +72,16 @@ def open_for_index(app: App, paths: Sequence[Path], store_dir: Path | None,
     folder = folder or root / STORE_DIRNAME
     name = model or DEFAULT_MODEL
     dim = app.pool.get(name).dim  # a new store needs the model's dimension
-    return Store.create(folder, model=name, dim=dim, settings=app.settings, root=root)
+    store = Store.create(folder, model=name, dim=dim, settings=app.settings, root=root)
+    _register(app, store)
+    return store
+
+
+def _register(app: App, store: Store) -> None:
+    """Record the store in SEMLITH_HOME so `semlith serve` finds it."""
+    register_store(app.settings.home, StoreEntry(str(store.folder.resolve()),
+                                                 str(store.root.resolve()), store.model,
+                                                 store.name))
 
 
 def run_index(app: App, store: Store, paths: Sequence[Path] = (), *,

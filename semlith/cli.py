@@ -64,11 +64,18 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store_dir: Path | None,
     files cost nothing; a killed run resumes where it stopped.
     """
     from semlith.api import open_for_index, run_index
+    from semlith.errors import StoreLocked
     from semlith.progress import progress_printer, skip_printer
 
     app = _app(ctx)
     with _errors():
-        store = open_for_index(app, list(paths), store_dir, model)
+        try:
+            store = open_for_index(app, list(paths), store_dir, model)
+        except StoreLocked as locked:
+            summary, truncated = _index_by_daemon(app, list(paths), store_dir, locked)
+            click.echo(summary)
+            _note_truncated(truncated)
+            return
         try:
             with progress_printer(quiet) as on_progress:
                 report = run_index(app, store, list(paths), on_progress=on_progress,
@@ -76,7 +83,32 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store_dir: Path | None,
         finally:
             store.close()
     click.echo(report.summary())
-    for rel in report.truncated:
+    _note_truncated(report.truncated)
+
+
+def _index_by_daemon(app: Any, paths: list[Path], store_dir: Path | None,
+                     locked: Exception) -> tuple[str, list[str]]:
+    """The store is locked: if the running daemon holds it, let the daemon index."""
+    from semlith.errors import StoreLocked
+    from semlith.server.client import DaemonError, call, running
+    from semlith.store.locate import find_store
+
+    folder = store_dir or find_store((paths[0] if paths else Path.cwd()).resolve())
+    found = running(app.settings)
+    if found is None or folder is None:
+        raise locked
+    try:
+        answer = call(app.settings, found, "POST", "/api/index",
+                      {"folder": str(folder.resolve()),
+                       "paths": [str(p.resolve()) for p in paths]})
+    except DaemonError as exc:
+        raise StoreLocked(f"store {str(folder)!r} is locked, and the daemon could not index "
+                          f"it: {exc}") from None
+    return f"{answer['summary']} (by the daemon, pid {found.pid})", answer["truncated"]
+
+
+def _note_truncated(truncated: list[str]) -> None:
+    for rel in truncated:
         click.echo(f"note: {rel} has more chunks than the per-file cap; indexed up to it",
                    err=True)
 
@@ -114,18 +146,70 @@ def search(ctx: click.Context, query: str, k: int, as_json: bool, stores: tuple[
 
     app = _app(ctx)
     with _errors():
+        dirs = api.store_dirs(app, stores)
+        hits = _search_by_daemon(app, dirs, query, k, path, ext, lang)
+        if hits is None:
+            opened = api.open_stores(app, dirs)
+            try:
+                hits = api.search(app, opened, query, k, _filters(path, ext, lang))
+            finally:
+                for _, store in opened:
+                    store.close()
+    if as_json:
+        click.echo(json.dumps([h.as_json() for h in hits], indent=2))
+    elif not hits:
+        click.echo("no results")
+    else:
+        click.echo(format_hits(hits, multi_store=len(dirs) > 1))
+
+
+def _search_by_daemon(app: Any, dirs: list[Path], query: str, k: int, path: Sequence[str],
+                      ext: Sequence[str], lang: Sequence[str]) -> list[Any] | None:
+    """Hits from the running daemon (its model is loaded), or None to search here."""
+    from semlith.home import read_discovery
+    from semlith.search import Hit
+    from semlith.server.client import DaemonError, call
+
+    found = read_discovery(app.settings.home)
+    if found is None:
+        return None
+    try:
+        rows = call(app.settings, found, "POST", "/api/search",
+                    {"query": query, "k": k, "path": list(path), "ext": list(ext),
+                     "lang": list(lang), "folders": [str(d) for d in dirs]}, timeout=150)
+    except DaemonError as exc:
+        if "does not serve" in str(exc) or "did not answer" in str(exc):
+            return None  # not the daemon's stores, or it is gone: search here
+        raise
+    return [Hit(**row) for row in rows]
+
+
+@main.command()
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print definitions as a JSON list.")
+@click.option("--store", "stores", multiple=True, type=click.Path(path_type=Path),
+              help="Store to look in (repeatable; default as for search).")
+@click.pass_context
+def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[Path, ...]) -> None:
+    """Where NAME is defined: every definition, best first (`Type.method`, `Type::method`)."""
+    from semlith import api
+    from semlith.symbols import find_symbols
+
+    app = _app(ctx)
+    with _errors():
         opened = api.open_stores(app, api.store_dirs(app, stores))
         try:
-            hits = api.search(app, opened, query, k, _filters(path, ext, lang))
+            hits = find_symbols(opened, name)
         finally:
             for _, store in opened:
                 store.close()
     if as_json:
         click.echo(json.dumps([h.as_json() for h in hits], indent=2))
     elif not hits:
-        click.echo("no results")
-    else:
-        click.echo(format_hits(hits, multi_store=len(opened) > 1))
+        click.echo(f"no definition of {name!r}")
+    for hit in [] if as_json else hits:
+        where = f"[{hit.store}] " if len(opened) > 1 else ""
+        click.echo(f"{where}{hit.locator}  {hit.kind} {hit.qualname}\n    {hit.signature}")
 
 
 @main.command()
@@ -218,10 +302,15 @@ def models(ctx: click.Context, download: str | None) -> None:
 
 @main.command()
 def languages() -> None:
-    """List languages, their extensions, and whether definitions are understood."""
+    """List languages, their extensions, and how their files are chunked."""
+    from semlith.ingest.definitions import has_definitions
     from semlith.languages import LANGUAGES
 
     for lang in LANGUAGES:
         names = " ".join(lang.extensions + lang.filenames)
-        defs = "definitions" if lang.grammar else "lines"
-        click.echo(f"{lang.name:12} {defs:12} {names}")
+        how = ("definitions" if has_definitions(lang)
+               else "headings" if lang.name == "markdown" else "lines")
+        click.echo(f"{lang.name:12} {how:12} {names}")
+
+
+from semlith import cli_daemon  # noqa: E402,F401  (registers serve, status, stop, ...)

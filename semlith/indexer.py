@@ -20,7 +20,8 @@ import numpy as np
 import xxhash
 
 from semlith.embed.text import Embedder
-from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunk, chunk_text, split_identifiers
+from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
+from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.extract import Binary, Unreadable, extract_text
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
 from semlith.languages import language_of
@@ -44,6 +45,7 @@ class IndexReport:
     resumed: int = 0  # files that run had finished already
     chunks: int = 0  # chunks embedded
     pending: int = 0  # files left for the next run (time budget reached)
+    rechunked: int = 0  # unchanged files cut again: their language's chunking changed
     truncated: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -57,6 +59,9 @@ class IndexReport:
         if self.moved:
             parts.append(f"{self.moved} moved")
         line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        if self.rechunked:
+            line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
+                     "chunked differently now)")
         if self.interrupted:
             line += f"; resumed an interrupted run ({self.resumed} files were already done)"
         if self.pending:
@@ -108,6 +113,7 @@ class Indexer:
         self.root = root
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
+
         self.on_progress = on_progress or (lambda p: None)
         self.on_skip = on_skip or (lambda s: None)
 
@@ -128,6 +134,7 @@ class Indexer:
             catalog.set_meta("run_state", "running")
         scopes = [self._relative(p) for p in paths] or [""]
         todo = self._scan(scopes, report)
+        report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
         if interrupted:
             report.interrupted, report.resumed = True, report.unchanged
         todo = self._reuse(todo, scopes, report)
@@ -183,7 +190,11 @@ class Indexer:
             seen.add(item.rel)
             record = known.get(item.rel)
             stat = (item.size, item.mtime_ns)
-            if record and record.hash and (record.size, record.mtime_ns) == stat:
+            # A file whose language is cut differently now (a new or better grammar query,
+            # a new planner) is cut again, unchanged or not.
+            force = record is not None and \
+                record.chunking != chunking_fingerprint(language_of(item.rel))
+            if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
                 report.unchanged += 1
                 continue
             old_skip = before.get(item.rel)
@@ -196,7 +207,7 @@ class Indexer:
                 skipped.append(SkipRecord(item.rel, "unreadable", exc.strerror or str(exc)))
                 seen.discard(item.rel)
                 continue
-            if record and record.hash == digest:
+            if record and record.hash == digest and not force:
                 with catalog.transaction() as db:
                     catalog.touch_file(db, record.id, item.size, item.mtime_ns)
                 report.unchanged += 1
@@ -226,7 +237,8 @@ class Indexer:
                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
                 del self._vanished[gone.path]
                 report.moved += 1
-            elif not self._copy(item):
+            elif (item.record is not None and item.record.hash == item.digest) \
+                    or not self._copy(item):  # an unchanged file is here to be re-cut
                 left.append(item)
             else:
                 report.moved += 1
@@ -246,17 +258,23 @@ class Indexer:
         found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
         if not source or not found.all():
             return False
+        chunker, chunking = catalog.file_chunker(int(row[0]))
+        if chunking != chunking_fingerprint(language_of(item.cand.rel)):
+            return False  # the copy's chunks were cut differently: cut them anew
         with catalog.transaction() as db:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
-                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+                                       mtime_ns=item.cand.mtime_ns, chunker=chunker,
+                                       chunking=chunking, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
+            catalog.copy_symbols(db, int(row[0]), file_id,
+                                 {old: new for (old, _), new in zip(source, ids, strict=True)})
         self.store.add_vectors(ids, vectors)
         self.store.checkpoint([(file_id, item.digest)])
         return True
 
     # -- extract, chunk, embed -----------------------------------------------------------
 
-    def _chunks_of(self, item: _Todo) -> list[Chunk] | None:
+    def _chunks_of(self, item: _Todo) -> Chunked | None:
         """Extract and chunk one file; None (and a skip record) when it cannot be read."""
         rel = item.cand.rel
         try:
@@ -271,10 +289,10 @@ class Indexer:
         except OSError as exc:
             self._skip(item, "unreadable", exc.strerror or str(exc))
             return None
-        chunks = chunk_text(text, language_of(rel))
-        if len(chunks) >= MAX_CHUNKS_PER_FILE:
+        chunked = chunk_file(text, language_of(rel))
+        if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
             self._truncated.append(rel)
-        return chunks
+        return chunked
 
     def _skip(self, item: _Todo, reason: str, detail: str) -> None:
         catalog = self.store.catalog
@@ -295,10 +313,10 @@ class Indexer:
             if budget is not None and time.monotonic() - start > budget:
                 report.pending = len(todo) - n
                 break
-            chunks = self._chunks_of(item)
-            if chunks is None:
+            chunked = self._chunks_of(item)
+            if chunked is None:
                 continue
-            self._write_rows(item, chunks, pending)
+            self._write_rows(item, chunked, pending)
             report.indexed += 1
             while len(pending.ids) >= EMBED_BATCH:
                 report.chunks += self._embed_batch(pending)
@@ -312,14 +330,21 @@ class Indexer:
         report.skipped += self._skipped
         report.truncated = self._truncated
 
-    def _write_rows(self, item: _Todo, chunks: list[Chunk], pending: _Pending) -> None:
+    def _write_rows(self, item: _Todo, chunked: Chunked, pending: _Pending) -> None:
         catalog = self.store.catalog
+        chunks = chunked.chunks
         rows = [ChunkRow(c.start_line, c.end_line, c.text, c.kind, c.symbol,
-                         split_identifiers(c.text)) for c in chunks]
+                         split_identifiers(f"{c.symbol} {c.text}")) for c in chunks]
         with catalog.transaction() as db:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
-                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+                                       mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
+                                       chunking=chunking_fingerprint(language_of(item.cand.rel)),
+                                       **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, rows)
+            catalog.add_symbols(db, file_id, [
+                (s.name, s.qualname, s.kind, s.start_line, s.end_line,
+                 ids[s.chunk] if 0 <= s.chunk < len(ids) else None, s.signature)
+                for s in chunked.symbols])
             db.execute("DELETE FROM skipped WHERE path=?", (item.cand.rel,))
         pending.file_ids.append(file_id)
         pending.digests[file_id] = item.digest

@@ -70,7 +70,10 @@ def format_hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
     for hit in hits:
         where = f"[{hit.store}] " if multi_store else ""
         title = f" {hit.symbol}" if hit.symbol else ""
-        lines = [line for line in hit.text.splitlines() if line.strip()][:EXCERPT_LINES]
+        lines = [line for line in hit.text.splitlines() if line.strip()]
+        # Start the excerpt at the definition the hit is about, when it is in view.
+        first = next((i for i, line in enumerate(lines) if hit.symbol and hit.symbol in line), 0)
+        lines = lines[first : first + EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
         blocks.append(f"{where}{hit.locator}{title}  ({hit.score:.4f})\n{excerpt}")
     return "\n".join(blocks)
@@ -84,6 +87,8 @@ def format_stats(info: dict[str, Any]) -> str:
         f"model      {info['model']} ({info['dim']} dimensions)",
         f"files      {info['files']} ({info['pending_files']} pending)",
         f"chunks     {info['chunks']}",
+        "chunked by " + ", ".join(f"{how or 'unknown'}: {n}"
+                                  for how, n in info["chunked_by"].items()),
         f"shards     {shards['shards']}, {shards['resident']} resident "
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",

@@ -24,6 +24,7 @@ from semlith.ingest.chunk import CAMEL as _CAMEL
 from semlith.languages import resolve_language
 from semlith.store import Store
 from semlith.store.catalog import fts_query
+from semlith.symbols import symbol_list
 
 RRF_K = 60
 MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
@@ -142,11 +143,13 @@ def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] |
     return " OR ".join(kept)
 
 
-def _rrf(lists: Sequence[Sequence[int]], weights: Sequence[float]) -> dict[int, float]:
+def _rrf(lists: Sequence[Sequence[int]], weights: Sequence[float],
+         ks: Sequence[int] | None = None) -> dict[int, float]:
     fused: dict[int, float] = {}
-    for ranked, weight in zip(lists, weights, strict=True):
+    for n, (ranked, weight) in enumerate(zip(lists, weights, strict=True)):
+        k = ks[n] if ks else RRF_K
         for rank, chunk_id in enumerate(ranked):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (RRF_K + rank + 1)
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank + 1)
     return fused
 
 
@@ -159,6 +162,8 @@ class Ranking:
     dense_weight: float = 1.0
     keyword_weight: float = 1.0
     path_weight: float = 1.0  # a list of the candidates whose path names a query word
+    symbol_weight: float = 2.0  # a list of the definitions an identifier in the query names
+    symbol_k: int = 10  # its RRF constant: smaller makes its first entries dominate
     max_per_file: int = 1  # 0: no limit
 
 
@@ -209,15 +214,18 @@ class Searcher:
             raise NothingSelected(f"the filters ({filters.describe()}) select no indexed file")
         keyword = [self._start(_keyword, store, query, want, where, params)
                    for _, store, _ in chosen]
+        symbols = [symbol_list(store, query, want, where, params) if self.ranking.symbol_weight
+                   else {} for _, store, _ in chosen]
         vectors: dict[str, np.ndarray] = {}
         hits: list[Hit] = []
-        for (label, store, selected), pending in zip(chosen, keyword, strict=True):
+        for (label, store, selected), pending, named in zip(chosen, keyword, symbols,
+                                                             strict=True):
             if store.model not in vectors and store.catalog.has_chunks():
                 vectors[store.model] = self.embedders.embed_query(store.model, query)
             vector = vectors.get(store.model)
             dense = [] if vector is None else _dense(store, vector, want, where, params,
                                                      selected)
-            hits.extend(self._fuse(label, store, query, dense, pending.result(), k))
+            hits.extend(self._fuse(label, store, query, dense, pending.result(), named, k))
         hits.sort(key=lambda h: -h.score)
         return hits[:k]
 
@@ -229,17 +237,24 @@ class Searcher:
         return done
 
     def _fuse(self, label: str, store: Store, query: str, dense: list[int],
-              keyword: list[int], k: int) -> list[Hit]:
+              keyword: list[int], named: dict[int, tuple[str, str]], k: int) -> list[Hit]:
+        """One store's hits. A chunk found by name is labelled with that definition."""
         rank = self.ranking
-        records = store.catalog.chunks(list(dict.fromkeys(dense + keyword)))
+        records = store.catalog.chunks(list(dict.fromkeys(dense + keyword + list(named))))
         lists, weights = [dense, keyword], [rank.dense_weight, rank.keyword_weight]
+        ks = [RRF_K, RRF_K]
+        if named:
+            lists.append(list(named))
+            weights.append(rank.symbol_weight)
+            ks.append(rank.symbol_k)
         if rank.path_weight:
             words = {stem(w) for w in keyword_query(query).replace('"', "").split(" OR ")}
-            fused_order = sorted(_rrf(lists, weights).items(), key=lambda kv: -kv[1])
+            fused_order = sorted(_rrf(lists, weights, ks).items(), key=lambda kv: -kv[1])
             lists.append([cid for cid, _ in fused_order
                           if cid in records and words & path_words(records[cid].path)])
             weights.append(rank.path_weight)
-        fused = sorted(_rrf(lists, weights).items(), key=lambda kv: -kv[1])
+            ks.append(RRF_K)
+        fused = sorted(_rrf(lists, weights, ks).items(), key=lambda kv: -kv[1])
         per_file: dict[str, int] = {}
         hits = []
         for cid, score in fused:
@@ -249,8 +264,9 @@ class Searcher:
             per_file[rec.path] = per_file.get(rec.path, 0) + 1
             if rank.max_per_file and per_file[rec.path] > rank.max_per_file:
                 continue
+            symbol, kind = named.get(cid, (rec.symbol, rec.kind))
             hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
-                            rec.text, rec.symbol, rec.kind))
+                            rec.text, symbol, kind))
             if len(hits) == k:
                 break
         return hits

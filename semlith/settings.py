@@ -24,6 +24,7 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_STORE": "Stores to search when `--store` is not given, as a PATH-style list "
     "(`:`-separated; `;` on Windows).",
     "SEMLITH_EMBED_THREADS": "Threads for the embedding model (default: the number of CPUs).",
+    "SEMLITH_PORT": "Port of the daemon on 127.0.0.1 (default 7365; `serve --port` wins).",
 }
 
 
@@ -41,6 +42,15 @@ def _env_int(env: Mapping[str, str], name: str) -> int | None:
     return value
 
 
+def _env_port(env: Mapping[str, str]) -> int:
+    raw = env.get("SEMLITH_PORT", "").strip()
+    if not raw:
+        return 7365
+    if not raw.isdigit() or not 0 <= int(raw) <= 65535:
+        raise ValueError(f"SEMLITH_PORT must be a port number (0-65535), got {raw!r}")
+    return int(raw)
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Resolved configuration. Build with `Settings.load()`; tests pass `env=`."""
@@ -50,6 +60,7 @@ class Settings:
     perf: bool = True
     stores: tuple[Path, ...] = ()
     embed_threads: int | None = None
+    port: int = 7365
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
@@ -63,6 +74,7 @@ class Settings:
             stores=tuple(Path(p).expanduser() for p in env.get("SEMLITH_STORE", "").split(
                 os.pathsep) if p.strip()),
             embed_threads=_env_int(env, "SEMLITH_EMBED_THREADS"),
+            port=_env_port(env),
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

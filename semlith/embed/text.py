@@ -138,7 +138,7 @@ class FastEmbedder:
                 raise ModelError(f"unknown model {name!r}; `semlith models` lists the "
                                  "available ones") from None
             raise ModelError(_not_downloaded(name)) from None
-        except Exception:
+        except Exception:  # noqa: BLE001 - offline, fastembed raises many kinds; all mean this
             raise ModelError(_not_downloaded(name)) from None
         probe = self._embed(["dimension probe"])
         self.dim = int(probe.shape[1])

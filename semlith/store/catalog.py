@@ -23,7 +23,8 @@ import numpy as np
 from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.migrations import MIGRATIONS
 
-FORMAT_VERSION = 1
+# 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
+FORMAT_VERSION = 2
 CATALOG_NAME = "store.db"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -38,6 +39,7 @@ class FileRecord:
     indexed_at: float
     ext: str
     lang: str
+    chunking: str = ""  # fingerprint of how it was cut (see definitions.chunking_fingerprint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,11 @@ class Catalog:
             if not applied:
                 db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(fmt),))
                 db.execute("INSERT INTO meta VALUES ('generation', '0')")
+            elif fmt < FORMAT_VERSION:
+                # Readable after the migrations above; its files carry no chunking
+                # fingerprint, so the next index run cuts them again.
+                db.execute("UPDATE meta SET value=? WHERE key='format_version'",
+                           (str(FORMAT_VERSION),))
 
     # -- meta ----------------------------------------------------------------------------
 
@@ -209,13 +216,15 @@ class Catalog:
         return int(self.meta("chunks", "0") or 0)
 
     def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
-                 ext: str = "", lang: str = "") -> int:
+                 ext: str = "", lang: str = "", chunker: str = "", chunking: str = "") -> int:
         """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
         db.execute(
-            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang) VALUES (?, '', ?, ?, ?, ?)"
+            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking)"
+            " VALUES (?, '', ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(path) DO UPDATE SET hash='', size=excluded.size,"
-            " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang",
-            (path, size, mtime_ns, ext, lang))
+            " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang,"
+            " chunker=excluded.chunker, chunking=excluded.chunking",
+            (path, size, mtime_ns, ext, lang, chunker, chunking))
         return int(db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0])
 
     def replace_chunks(self, db: sqlite3.Connection, file_id: int,
@@ -232,6 +241,33 @@ class Catalog:
                  row.idents))
             ids.append(int(cur.lastrowid or 0))
         return ids
+
+    def add_symbols(self, db: sqlite3.Connection, file_id: int,
+                    rows: Iterable[tuple[str, str, str, int, int, int | None, str]]) -> None:
+        """(name, qualname, kind, start_line, end_line, chunk id, signature) per definition."""
+        db.executemany(
+            "INSERT INTO symbols(name, qualname, kind, file_id, start_line, end_line, chunk_id,"
+            " signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(n, q, k, file_id, s, e, c, sig) for n, q, k, s, e, c, sig in rows])
+
+    def file_chunker(self, file_id: int) -> tuple[str, str]:
+        """(strategy, chunking fingerprint) a file was cut with."""
+        row = self.db.execute("SELECT chunker, chunking FROM files WHERE id=?",
+                              (file_id,)).fetchone()
+        return (str(row[0]), str(row[1])) if row else ("", "")
+
+    def copy_symbols(self, db: sqlite3.Connection, source: int, target: int,
+                     chunk_map: dict[int, int]) -> None:
+        """Give file `target` the symbols of `source` (a copy), chunk ids mapped over."""
+        rows = db.execute("SELECT name, qualname, kind, start_line, end_line, chunk_id,"
+                          " signature FROM symbols WHERE file_id=?", (source,)).fetchall()
+        self.add_symbols(db, target, [(n, q, k, s, e, chunk_map.get(c), sig)
+                                      for n, q, k, s, e, c, sig in rows])
+
+    def chunkers(self) -> dict[str, int]:
+        """How many files each chunking strategy handled ('lines (why)' = a fallback)."""
+        return {str(r[0]): int(r[1]) for r in self.db.execute(
+            "SELECT chunker, COUNT(*) FROM files GROUP BY chunker ORDER BY 2 DESC")}
 
     def commit_hashes(self, db: sqlite3.Connection, done: Iterable[tuple[int, str]]) -> None:
         """Record content hashes: only call once the files' vectors are durable."""
@@ -352,7 +388,7 @@ class Catalog:
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
-_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang"
+_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking"
 
 
 def _glob_escape(text: str) -> str:

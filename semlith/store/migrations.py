@@ -77,4 +77,12 @@ MIGRATIONS: list[str] = [
     """
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     """,
+    # 4: definition-aware chunking: how each file was chunked (strategy, and the
+    # fingerprint of its language's chunking, to re-cut it when that changes), signatures.
+    """
+    ALTER TABLE files ADD COLUMN chunker TEXT NOT NULL DEFAULT '';
+    ALTER TABLE files ADD COLUMN chunking TEXT NOT NULL DEFAULT '';
+    ALTER TABLE symbols ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+    CREATE INDEX symbols_qualname ON symbols(qualname COLLATE NOCASE);
+    """,
 ]

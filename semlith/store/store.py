@@ -286,6 +286,7 @@ class Store:
             "generation": self.catalog.generation(),
             **self.catalog.counts(),
             "exact_records": self.exact.count(),
+            "chunked_by": self.catalog.chunkers(),
             "shards": shard_stats,
             "recovered": dict(self.recovered),
         }

@@ -1,0 +1,18 @@
+; Kotlin: classes (the keyword tells interface and enum apart), objects and companion
+; objects (singleton classes: `class`), functions, `const val` constants and type
+; aliases. Its grammar has no field names.
+(class_declaration "interface" (type_identifier) @name) @definition.interface
+(class_declaration "enum" (type_identifier) @name (enum_class_body)) @definition.enum
+(class_declaration "class" (type_identifier) @name (class_body)) @definition.class
+; A class without a body: `data class Point(val x: Int)`, `sealed class Shape`.
+(class_declaration "class" (type_identifier) @name .) @definition.class
+(class_declaration "class" (type_identifier) @name
+  [(primary_constructor) (delegation_specifier) (type_parameters) (type_constraints)] .)
+  @definition.class
+(object_declaration (type_identifier) @name) @definition.class
+(companion_object (type_identifier) @name) @definition.class
+(function_declaration (simple_identifier) @name) @definition.function
+(property_declaration
+  (modifiers (property_modifier) @_const (#eq? @_const "const"))
+  (variable_declaration (simple_identifier) @name)) @definition.constant
+(type_alias (type_identifier) @name) @definition.type

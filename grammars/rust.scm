@@ -1,0 +1,21 @@
+; Rust: functions (methods inside impl/trait), types, traits, impls, modules, constants.
+(function_item name: (identifier) @name) @definition.function
+; A trait's required method, or a function of an `extern` block.
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(union_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @definition.interface
+; An impl is named by its type: `impl Foo`, `impl<T> Trait for Foo<T>`, `impl X for a::Foo`.
+(impl_item type: (type_identifier) @name) @definition.impl
+(impl_item type: (generic_type type: (type_identifier) @name)) @definition.impl
+(impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @definition.impl
+(impl_item
+  type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))
+  @definition.impl
+; `mod name;` only declares a file; a module with a body is a definition.
+(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(type_item name: (type_identifier) @name) @definition.type
+(macro_definition name: (identifier) @name) @definition.function

@@ -1,0 +1,134 @@
+"""User state under SEMLITH_HOME: the store registry, the agent key, daemon discovery.
+
+Every file is written to a temp file and renamed, and secrets and the discovery file
+are created with mode 0600 (owner only), so a crash never leaves a torn file and no
+other user can read the key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REGISTRY = "stores.json"
+AGENT_KEY = "agent.key"
+DISCOVERY = "daemon.json"
+DAEMON_LOG = "daemon.log"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Atomically replace `path` with `text`, readable by the owner only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreEntry:
+    folder: str  # the store folder (absolute)
+    root: str  # the folder it indexes
+    model: str
+    name: str
+
+
+def registered_stores(home: Path) -> list[StoreEntry]:
+    """Stores `semlith index` has written, in registration order (missing ones included)."""
+    try:
+        data = json.loads((home / REGISTRY).read_text())
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{str(home / REGISTRY)!r} is unreadable ({exc}); "
+                         "fix or delete it, then index again") from None
+    return [StoreEntry(**{k: str(e.get(k, "")) for k in ("folder", "root", "model", "name")})
+            for e in data.get("stores", []) if isinstance(e, dict) and e.get("folder")]
+
+
+def register_store(home: Path, entry: StoreEntry) -> None:
+    """Add or update a store in the registry (keyed by its folder)."""
+    entries = [e for e in registered_stores(home) if e.folder != entry.folder]
+    entries.append(entry)
+    _write_private(home / REGISTRY, json.dumps(
+        {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
+
+
+def unregister_store(home: Path, folder: str) -> bool:
+    entries = registered_stores(home)
+    kept = [e for e in entries if e.folder != folder]
+    if len(kept) != len(entries):
+        _write_private(home / REGISTRY, json.dumps(
+            {"stores": [asdict(e) for e in kept]}, indent=2) + "\n")
+    return len(kept) != len(entries)
+
+
+def agent_key(home: Path) -> str:
+    """The key agents present as `Authorization: Bearer <key>`; minted on first use."""
+    path = home / AGENT_KEY
+    try:
+        key = path.read_text().strip()
+        if key:
+            return key
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(32)
+    _write_private(path, key + "\n")
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    pid: int
+    port: int
+    version: str
+    started: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        import psutil
+
+        return bool(psutil.pid_exists(pid)) and psutil.Process(pid).status() != "zombie"
+    except Exception:  # noqa: BLE001 - psutil.NoSuchProcess, AccessDenied: treat as gone
+        return False
+
+
+def read_discovery(home: Path) -> Discovery | None:
+    """The running daemon's discovery record; None when absent, unreadable or stale."""
+    try:
+        data: dict[str, Any] = json.loads((home / DISCOVERY).read_text())
+        found = Discovery(int(data["pid"]), int(data["port"]), str(data["version"]),
+                          float(data["started"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return found if pid_alive(found.pid) else None
+
+
+def write_discovery(home: Path, port: int, version: str) -> Discovery:
+    found = Discovery(os.getpid(), port, version, time.time())
+    _write_private(home / DISCOVERY, json.dumps(asdict(found)) + "\n")
+    return found
+
+
+def clear_discovery(home: Path) -> None:
+    """Remove the discovery file if it is this process's."""
+    path = home / DISCOVERY
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,261 @@
+"""Definitions in source code, found with tree-sitter and the queries in `grammars/`.
+
+`find_definitions(text, language)` parses the text (bounded in time), runs the
+language's query and returns `Definition`s with 1-based line spans: `start_line` is
+extended upward over the doc comments, decorators and attributes directly above the
+definition; `cuts` are the lines where the statements of its body start (where a long
+definition may be split). Nesting is resolved by the chunker.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from semlith.languages import Language
+
+PARSE_SECONDS = 3.0  # a parse still running after this falls back to line windows
+_READ = 1 << 16
+# Nodes that belong to the definition below them when directly above it.
+_ATTACHED = ("comment", "decorator", "attribute", "annotation", "doc",
+             "unary_operator")  # Elixir `@doc`, `@spec` above a `def`
+# Parents that wrap a definition with more of its text (decorators, `export`, templates).
+_WRAPPERS = ("decorated_definition", "export_statement", "template_declaration",
+             "attribute_declaration", "ambient_declaration")
+_BODY_DEPTH = 5  # declaration > declarator > value > body > statement list
+CLASS_LIKE = frozenset({"class", "struct", "interface", "impl", "module", "enum"})
+# A function directly in one of these is a method (not in a module, namespace or package).
+METHOD_OWNERS = CLASS_LIKE - {"module"}
+
+
+class ParseFailed(Exception):
+    """The file could not be parsed in time (or at all); str() says why."""
+
+
+@dataclass(slots=True)
+class Definition:
+    kind: str
+    name: str
+    start_line: int  # 1-based, including attached comments/decorators
+    def_line: int  # the line the definition itself starts on
+    end_line: int
+    signature: str
+    cuts: list[int] = field(default_factory=list)
+    span: tuple[int, int] = (0, 0)  # byte range of the definition node, for nesting
+    children: list[Definition] = field(default_factory=list)
+
+
+@functools.cache
+def _query(grammar: str) -> Any:
+    """The compiled query of a language, or None when it has no grammars/<name>.scm."""
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    source = resources.files("semlith.grammars") / f"{grammar}.scm"
+    if not source.is_file():
+        return None
+    return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]
+
+
+# Raise when the planner changes how it cuts: every store re-chunks on its next full run.
+CHUNKER_REVISION = 2
+
+
+@functools.cache
+def chunking_fingerprint(language: Language | None) -> str:
+    """Identifies how files of `language` are cut today (revision + its grammar query).
+
+    A store records the fingerprint per language after a full run; a file whose
+    language's fingerprint changed (a new or improved query, a new planner) is cut again
+    even though the file did not change.
+    """
+    import xxhash
+
+    query = ""
+    if language is not None and language.grammar is not None:
+        source = resources.files("semlith.grammars") / f"{language.grammar}.scm"
+        query = source.read_text() if source.is_file() else ""
+    return f"{CHUNKER_REVISION}:{xxhash.xxh3_64_hexdigest(query.encode())}"
+
+
+def has_definitions(language: Language | None) -> bool:
+    """Whether definitions of this language are understood (a grammar and a query)."""
+    if language is None or language.grammar is None:
+        return False
+    return (resources.files("semlith.grammars") / f"{language.grammar}.scm").is_file()
+
+
+def _parse(grammar: str, data: bytes) -> Any:
+    from tree_sitter_language_pack import get_parser
+
+    parser = get_parser(grammar)  # type: ignore[arg-type]
+    deadline = time.monotonic() + PARSE_SECONDS
+    expired = False
+
+    def read(offset: int, _point: Any) -> bytes:
+        nonlocal expired
+        if time.monotonic() > deadline:
+            expired = True
+            return b""  # ends the input: the parse stops at once
+        return data[offset : offset + _READ]
+
+    tree = parser.parse(read)
+    if expired:
+        raise ParseFailed(f"parse took over {PARSE_SECONDS:.0f} s")
+    if tree is None:
+        raise ParseFailed("parser returned nothing")
+    return tree
+
+
+def find_definitions(text: str, language: Language) -> list[Definition]:
+    """Every definition in `text`, in source order (not nested). Raises ParseFailed."""
+    from tree_sitter import QueryCursor
+
+    query = _query(language.grammar) if language.grammar else None
+    if query is None:
+        raise ParseFailed(f"no grammar query for {language.name}")
+    data = text.encode("utf-8", "replace")
+    try:
+        tree = _parse(str(language.grammar), data)
+        matches = QueryCursor(query).matches(tree.root_node)
+    except ParseFailed:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the binding raises assorted errors
+        raise ParseFailed(f"{type(exc).__name__}: {exc}") from None
+    lines = text.split("\n")
+    found: dict[tuple[int, int], Definition] = {}
+    clauses: list[Any] = []
+    for _, captures in matches:
+        if "clause" in captures:
+            clauses.extend(captures["clause"])
+            continue
+        node = next((nodes[0] for key, nodes in captures.items()
+                     if key.startswith("definition.")), None)
+        names = captures.get("name")
+        if node is None or not names:
+            continue
+        kind = next(key for key in captures if key.startswith("definition.")).split(".", 1)[1]
+        key = (node.start_byte, node.end_byte)
+        if key not in found:
+            found[key] = _definition(node, kind, names[0], lines, data)
+    _join_clauses(found, clauses)
+    return sorted(found.values(), key=lambda d: (d.span[0], -d.span[1]))
+
+
+def _join_clauses(found: dict[tuple[int, int], Definition], clauses: list[Any]) -> None:
+    """Grow each definition over the `@clause`s that continue it (Haskell equations,
+    Elixir function clauses): a clause belongs to the definition or clause right before it."""
+    owners = dict(found)
+    for clause in sorted(clauses, key=lambda n: n.start_byte):
+        before = clause.prev_named_sibling
+        owner = owners.get((before.start_byte, before.end_byte)) if before else None
+        if owner is None or (clause.start_byte, clause.end_byte) in found:
+            continue
+        owner.end_line = max(owner.end_line, _last_row(clause, clause.start_point.column) + 1)
+        owner.cuts = sorted({*owner.cuts, clause.start_point.row + 1, *_cuts(clause)})
+        owner.span = (owner.span[0], max(owner.span[1], clause.end_byte))
+        owners[(clause.start_byte, clause.end_byte)] = owner
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text or b"").decode("utf-8", "replace")
+
+
+def _definition(node: Any, kind: str, name: Any, lines: list[str], data: bytes) -> Definition:
+    outer = node
+    while outer.parent is not None and outer.parent.type in _WRAPPERS:
+        outer = outer.parent
+    start = outer.start_point.row
+    column = outer.start_point.column
+    above = _above(outer, column, data)
+    # A comment after code on its line (`X = 1  # why`) belongs to that code, not below.
+    while above is not None and _is_attached(above) and above.end_point.row >= start - 1 \
+            and not lines[above.start_point.row][: above.start_point.column].strip():
+        start = above.start_point.row
+        above = above.prev_named_sibling
+    def_line = _own_first_row(node) + 1
+    end = _last_row(node, node.start_point.column) + 1
+    # The line of the name, not of an annotation the definition's node starts with.
+    named = name.start_point.row
+    signature = lines[named].strip()[:200] if named < len(lines) else ""
+    return Definition(kind, _text(name), start + 1, def_line, max(end, def_line), signature,
+                      _cuts(node), (node.start_byte, node.end_byte))
+
+
+def _is_attached(node: Any) -> bool:
+    return any(word in node.type for word in _ATTACHED)
+
+
+def _above(outer: Any, column: int, data: bytes) -> Any:
+    """The node right above a definition that may document it, looking past two grammar
+    habits: a body's leading comment kept outside the body (Ruby, Haskell), and a comment
+    kept inside the node before it (Kotlin and Haskell imports, Scala indented blocks)."""
+    above = outer.prev_named_sibling
+    if above is None and outer.parent is not None and \
+            outer.parent.start_byte == outer.start_byte:
+        above = outer.parent.prev_named_sibling
+    last = above
+    while last is not None and not _is_attached(last) and last.named_child_count:
+        last = last.named_children[-1]
+    if last is not None and last != above and _is_attached(last) and \
+            last.start_point.column <= column and \
+            not data[last.end_byte : outer.start_byte].strip():
+        return last
+    return above
+
+
+def _last_row(node: Any, column: int) -> int:
+    """The 0-based row where a definition's code ends: not on the comments closing it that
+    are indented no deeper than it (they document what follows: Scala's indented blocks
+    keep them), nor on the next line's indentation a block may end on."""
+    last = node
+    while last.child_count:
+        kids = [c for c in last.children if c.end_byte > c.start_byte and not (
+            "comment" in c.type and c.start_point.column <= column)]
+        if not kids:
+            break
+        last = kids[-1]
+    row = int(last.end_point.row)
+    if last.end_point.column == 0 and row > node.start_point.row:
+        row -= 1  # a token that ends with its newline
+    return row
+
+
+def _own_first_row(node: Any) -> int:
+    """The row of a definition's first token after its own attributes and annotations
+    (Java's `@Override`, C#'s `[Obsolete]` and TypeScript's decorators are inside it)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current is not node and _is_attached(current):
+            continue
+        if current.child_count == 0:
+            return int(current.start_point.row)
+        stack.extend(reversed(current.children))
+    return int(node.start_point.row)
+
+
+def _cuts(node: Any) -> list[int]:
+    """Lines after the definition's first where the statements of its body start.
+
+    The body is the `body` field, else the largest child, looked for a few levels down
+    until its children start on different lines: `const f = () => {...}` is declaration >
+    declarator > arrow function > body; Go's block, Swift's and Kotlin's bodies hold one
+    statement list.
+    """
+    body = node
+    for _ in range(_BODY_DEPTH):
+        inner = body.child_by_field_name("body")
+        if inner is None:
+            named = [c for c in body.named_children if c.end_byte - c.start_byte > 0]
+            inner = max(named, key=lambda c: c.end_byte - c.start_byte, default=None)
+        if inner is None:
+            break
+        body = inner
+        if len({child.start_point.row for child in body.named_children}) > 1:
+            break
+    first = node.start_point.row + 1
+    return sorted({child.start_point.row + 1 for child in body.named_children} - {first})

@@ -1,0 +1,157 @@
+"""`semlith serve`: one daemon, one model in memory, every registered store.
+
+It binds 127.0.0.1 only (never another port than the one asked for), writes the
+discovery file once it listens, loads the model in the background (`initialize`,
+`tools/list` and `ping` answer at once; a search waits for it), and on SIGINT/SIGTERM
+drains in-flight calls and exits cleanly (uvicorn: a second signal forces the exit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from semlith import __version__
+from semlith.api import App
+from semlith.errors import SemlithError
+from semlith.home import (
+    StoreEntry,
+    agent_key,
+    clear_discovery,
+    read_discovery,
+    registered_stores,
+    write_discovery,
+)
+from semlith.server.app import create_app
+from semlith.server.fleet import Fleet
+from semlith.store.catalog import CATALOG_NAME
+
+log = logging.getLogger("semlith.daemon")
+GRACEFUL_SECONDS = 10
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a second SIGTERM forces the exit as a second SIGINT
+    does, and a graceful shutdown ends with exit status 0 rather than re-raising the
+    signal (which would kill the process before our own clean-up)."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit:
+            self.force_exit = True
+        super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
+
+
+class CannotServe(SemlithError):
+    """The daemon cannot start (port taken, another daemon, no store)."""
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:port, or CannotServe saying who holds the port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if sys.platform != "win32":  # on Windows SO_REUSEADDR would allow stealing the port
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
+            raise CannotServe(f"port {port} on 127.0.0.1 is in use by another program; "
+                              "pass --port or set SEMLITH_PORT") from None
+        raise CannotServe(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    return sock
+
+
+def choose_stores(home: Path, named: Sequence[str]) -> list[StoreEntry]:
+    """Registered stores, or the ones named (by registered name or store folder)."""
+    registered = registered_stores(home)
+    if not named:
+        return registered
+    chosen = []
+    for item in named:
+        by_name = [e for e in registered if e.name == item]
+        folder = Path(item).expanduser().resolve()
+        if by_name:
+            chosen += by_name
+        elif (folder / CATALOG_NAME).is_file():
+            chosen.append(StoreEntry(str(folder), "", "", folder.parent.name))
+        elif (folder / ".semlith" / CATALOG_NAME).is_file():
+            chosen.append(StoreEntry(str(folder / ".semlith"), str(folder), "", folder.name))
+        else:
+            names = ", ".join(e.name for e in registered) or "none registered"
+            raise CannotServe(f"{item!r} is neither a registered store ({names}) nor a "
+                              "store folder")
+    return chosen
+
+
+def serve(app: App, stores: Sequence[str] = (), port: int | None = None) -> None:
+    """Run the daemon until stopped. Raises CannotServe when it cannot start."""
+    settings = app.settings
+    home = settings.home
+    running = read_discovery(home)
+    if running is not None:
+        raise CannotServe(f"a semlith daemon already runs (pid {running.pid}, port "
+                          f"{running.port}); `semlith stop` stops it")
+    port = settings.port if port is None else port
+    sock = bind(port)
+    fleet = Fleet(app)
+    fleet.open(choose_stores(home, stores))
+    key = agent_key(home)
+    config = uvicorn.Config(None, log_level="warning", access_log=False,  # type: ignore[arg-type]
+                            timeout_graceful_shutdown=GRACEFUL_SECONDS, lifespan="on")
+    server = _Server(config)
+
+    def started() -> None:
+        threading.Thread(target=fleet.load_models, name="semlith-model", daemon=True).start()
+
+    config.app = create_app(settings, fleet, key, on_stop=lambda: _stop(server),
+                            on_startup=started)
+    actual = sock.getsockname()[1]
+    write_discovery(home, actual, __version__)
+    print(f"semlith {__version__} serving {len(fleet.held)} store(s) on "
+          f"http://127.0.0.1:{actual}/mcp (pid {_pid()})", file=sys.stderr, flush=True)
+    for folder, why in fleet.problems.items():
+        print(f"semlith: not serving {folder}: {why}", file=sys.stderr, flush=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        fleet.close()
+        clear_discovery(home)
+        sock.close()
+
+
+def _stop(server: uvicorn.Server) -> None:
+    server.should_exit = True
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def wait_until_gone(pid: int, timeout: float) -> bool:
+    from semlith.home import pid_alive
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.1)
+    return not pid_alive(pid)

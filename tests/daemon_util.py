@@ -1,0 +1,100 @@
+"""Start the real daemon as a subprocess on an ephemeral loopback port, for tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "fixtures" / "sample"
+
+
+@dataclass
+class Daemon:
+    proc: subprocess.Popen[bytes]
+    home: Path
+    port: int
+    key: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def env_for(home: Path) -> dict[str, str]:
+    env = {**os.environ, "SEMLITH_HOME": str(home)}
+    env.pop("SEMLITH_PORT", None)
+    return env
+
+
+def semlith(home: Path, *args: str, timeout: float = 300,
+            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "semlith", *args], env=env_for(home),
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def indexed_sample(tmp: Path, home: Path) -> Path:
+    """A copy of fixtures/sample indexed (real model) and registered under `home`."""
+    root = tmp / "sample"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    done = semlith(home, "index", str(root), "--quiet")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def start_daemon(home: Path, *args: str, timeout: float = 60) -> Daemon:
+    """`semlith serve --port 0 ARGS`; returns once /healthz answers (polling, no sleeps
+    longer than a tenth of a second)."""
+    log = open(home / "test-daemon.log", "ab")  # noqa: SIM115 - owned by the child
+    proc = subprocess.Popen([sys.executable, "-m", "semlith", "serve", "--port", "0", *args],
+                            env=env_for(home), stdout=log, stderr=log)
+    log.close()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError("the daemon exited: "
+                                 + (home / "test-daemon.log").read_text(errors="replace"))
+        try:
+            found = json.loads((home / "daemon.json").read_text())
+            if found["pid"] == proc.pid and httpx.get(
+                    f"http://127.0.0.1:{found['port']}/healthz", timeout=2).status_code == 200:
+                key = (home / "agent.key").read_text().strip()
+                return Daemon(proc, home, int(found["port"]), key)
+        except (OSError, ValueError, KeyError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the daemon did not answer in time")
+
+
+def wait_model(daemon: Daemon, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = httpx.get(daemon.url + "/api/status", headers=daemon.headers, timeout=5).json()
+        if status["model_ready"]:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the model did not load")

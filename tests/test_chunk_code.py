@@ -1,0 +1,185 @@
+"""Definition-aware chunking: Python and Markdown here; the other languages in
+test_grammars_a.py / test_grammars_b.py."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import textwrap
+
+import pytest
+
+from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
+from semlith.ingest.definitions import has_definitions
+from semlith.languages import language_of
+
+PY = language_of("x.py")
+
+
+def chunked(source: str, path: str = "x.py") -> Chunked:
+    return chunk_file(textwrap.dedent(source).lstrip("\n"), language_of(path))
+
+
+def lines_of(source: str) -> list[str]:
+    return textwrap.dedent(source).lstrip("\n").split("\n")
+
+
+def assert_exact(result: Chunked, source: str) -> None:
+    """Every chunk's text is exactly its lines of the file."""
+    lines = lines_of(source)
+    for c in result.chunks:
+        if c.start_line == c.end_line and len(lines[c.start_line - 1]) > MAX_CHARS:
+            assert c.text in lines[c.start_line - 1]  # a piece of an over-long line
+        else:
+            assert c.text == "\n".join(lines[c.start_line - 1 : c.end_line])
+
+
+SOURCE = '''
+import os
+
+CONSTANT = 3
+
+
+# The greeting everyone gets.
+@decorator
+@other(1)
+def hello(name):
+    """Say hello."""
+    return f"hello {name}"
+
+
+class Router:
+    """Routes requests."""
+
+    class Route:
+        """One route."""
+
+        def matches(self, path):
+            return path == self.pattern
+
+    def add_route(self, pattern, handler):
+        self.routes.append((pattern, handler))
+'''
+
+
+def test_definitions_become_symbols_with_exact_lines() -> None:
+    result = chunked(SOURCE)
+    assert result.strategy == "definitions"
+    by_name = {s.qualname: s for s in result.symbols}
+    assert set(by_name) == {"hello", "Router", "Router.Route", "Router.Route.matches",
+                            "Router.add_route"}
+    hello = by_name["hello"]
+    assert (hello.start_line, hello.end_line, hello.kind) == (6, 11, "function")
+    assert hello.signature == "def hello(name):"  # the def line, not the decorator
+    assert by_name["Router.Route.matches"].kind == "method"
+    assert by_name["Router.Route"].kind == "class"
+    assert (by_name["Router"].start_line, by_name["Router"].end_line) == (14, 24)
+    for symbol in result.symbols:
+        holder = result.chunks[symbol.chunk]
+        assert holder.start_line <= symbol.start_line + 2 and symbol.start_line <= holder.end_line
+    assert_exact(result, SOURCE)
+
+
+def test_a_small_definition_is_never_cut() -> None:
+    result = chunked(SOURCE)
+    for symbol in result.symbols:
+        inside = [c for c in result.chunks
+                  if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
+        assert len(inside) == 1, symbol
+
+
+def _function(n_lines: int) -> str:
+    body = "\n".join(f"    value_{i} = compute({i})  # step {i}" for i in range(n_lines))
+    return f"def enormous(x):\n    \"\"\"Does a lot.\"\"\"\n{body}\n    return x\n"
+
+
+def test_a_5000_line_function_is_split_at_statements_with_context() -> None:
+    source = "class Big:\n" + textwrap.indent(_function(5000), "    ")
+    result = chunk_file(source, PY)
+    parts = [c for c in result.chunks if c.symbol == "enormous"]
+    assert len(parts) > 100
+    assert all(len(c.text) <= MAX_CHARS for c in parts)
+    assert all(c.context == "class Big > method enormous" for c in parts[1:])
+    covered = sorted((c.start_line, c.end_line) for c in result.chunks)
+    assert covered[0][0] == 1 and covered[-1][1] == source.count("\n")
+    for (_, end), (start, _) in itertools.pairwise(covered):
+        assert start == end + 1  # no gaps, no overlaps
+    lines = source.split("\n")
+    assert all(c.text == "\n".join(lines[c.start_line - 1 : c.end_line]) for c in parts)
+
+
+def test_long_class_is_split_at_its_methods() -> None:
+    methods = "\n".join(f"    def method_{i}(self):\n        return {i} * self.factor  # "
+                        f"{'x' * 60}\n" for i in range(30))
+    source = f"class Wide:\n    \"\"\"Many methods.\"\"\"\n\n{methods}"
+    result = chunk_file(source, PY)
+    assert len(result.chunks) > 3
+    assert all(c.context == "class Wide" for c in result.chunks[1:])
+    for symbol in result.symbols[1:]:  # every method inside one chunk
+        assert sum(c.start_line <= symbol.start_line and symbol.end_line <= c.end_line
+                   for c in result.chunks) == 1
+
+
+def test_syntax_error_keeps_the_good_definitions() -> None:
+    source = "def ok():\n    return 1\n\ndef broken(:\n    pass\n\ndef fine():\n    return 2\n"
+    result = chunk_file(source, PY)
+    names = {s.name for s in result.symbols}
+    assert {"ok", "fine"} <= names
+    assert_exact(result, source)
+
+
+def test_minified_one_line_javascript() -> None:
+    body = ";".join(f"function f{i}(a){{return a*{i}}}" for i in range(3000))
+    result = chunk_file(body, language_of("app.min.js"))
+    assert result.chunks and all(c.start_line == c.end_line == 1 for c in result.chunks)
+    assert all(len(c.text) <= MAX_CHARS for c in result.chunks)
+    assert len(result.chunks) <= MAX_CHUNKS_PER_FILE
+
+
+def test_unknown_extension_gets_line_windows() -> None:
+    result = chunk_file("alpha\nbeta\n", language_of("notes.xyz"))
+    assert result.strategy == "lines" and result.chunks[0].kind == "lines"
+    result = chunk_file("a = 1\n", language_of("data.json"))
+    assert result.strategy == "lines"
+
+
+def test_parse_timeout_falls_back_to_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("semlith.ingest.definitions.PARSE_SECONDS", -1.0)
+    result = chunk_file("def f():\n    return 1\n", PY)
+    assert result.strategy.startswith("lines (parse took over")
+    assert result.chunks[0].text.startswith("def f")
+
+
+def test_markdown_is_cut_at_headings_with_heading_paths() -> None:
+    section = "Some words about it. " * 20
+    source = (f"# Guide\n\nIntro.\n\n## Install\n\n{section}\n\n### On macOS\n\n{section}\n\n"
+              f"```sh\n# not a heading\n```\n\n## Use\n\n{section}\n")
+    result = chunk_file(source, language_of("guide.md"))
+    assert result.strategy == "headings"
+    by_symbol = {c.symbol: c for c in result.chunks}
+    assert by_symbol["On macOS"].context == "Guide > Install"
+    assert by_symbol["Use"].text.startswith("## Use")
+    assert "not a heading" not in by_symbol  # fenced code is not a heading
+    assert_exact(result, source)
+
+
+def test_parsing_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for proxy in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.setenv(proxy, "http://127.0.0.1:9")  # any download attempt would fail
+    assert chunk_file("def f():\n    return 1\n", PY).strategy == "definitions"
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_languages_with_definitions() -> None:
+    assert has_definitions(PY) and not has_definitions(language_of("x.txt"))
+
+
+def test_absurdly_deep_nesting_falls_back_to_lines() -> None:
+    depth = 1200
+    source = "".join("    " * i + f"def f{i}():\n" for i in range(depth))
+    source += "    " * depth + "pass\n"
+    result = chunk_file(source, PY)
+    assert result.chunks
+    assert result.strategy in {"definitions", "lines (nested too deep)"} or \
+        result.strategy.startswith("lines (")

@@ -1,0 +1,306 @@
+"""Definition queries for the C-family and web languages, checked on one fixture each.
+
+Each fixture in `fixtures/languages/` is a realistic file; its table lists every
+definition the query must find (qualified name, kind, first line including the doc
+comments and attributes above it, last line) and the one definition long enough to be
+split. The chunks must follow the definitions: a small one is never cut, the long one is
+cut only between lines, and the chunks are the file's own lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from tree_sitter import Query
+from tree_sitter_language_pack import get_language
+
+from semlith.ingest.chunk import MAX_CHARS, Chunked, Symbol, chunk_file
+from semlith.languages import language_of
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+KINDS = {"function", "method", "class", "struct", "enum", "interface", "impl", "module",
+         "constant", "type"}
+
+
+@dataclass(frozen=True)
+class Case:
+    fixture: str
+    long: str  # qualified name of the definition over MAX_CHARS that must be split
+    symbols: list[tuple[str, str, int, int]]  # (qualname, kind, first line, last line)
+    # Signatures of definitions whose node starts with an annotation or attribute: the
+    # signature is the declaration's line, not the `@Override` above it.
+    signatures: dict[str, str] = field(default_factory=dict)
+
+
+CASES = [
+    Case("javascript.js", "retry", [
+        ("MAX_ATTEMPTS", "constant", 4, 5),
+        ("RETRYABLE", "constant", 7, 7),
+        ("backoff", "function", 9, 15),
+        ("isRetryable", "function", 17, 18),
+        ("RetryStats", "class", 20, 42),
+        ("RetryStats.constructor", "method", 24, 27),
+        ("RetryStats.fail", "method", 29, 32),
+        ("RetryStats.failures", "method", 34, 36),
+        ("RetryStats.log", "method", 38, 41),
+        ("retry", "function", 44, 72),
+        ("delays", "function", 74, 79),
+        ("describe", "function", 81, 84),
+    ]),
+    Case("typescript.ts", "EventBus.publish", [
+        ("Topics", "interface", 4, 8),
+        ("Handler", "type", 10, 11),
+        ("DEAD_LETTER_LIMIT", "constant", 13, 14),
+        ("Delivery", "enum", 16, 20),
+        ("Publisher", "interface", 22, 25),
+        ("Publisher.publish", "method", 24, 24),
+        ("BaseBus", "class", 27, 38),
+        ("BaseBus.constructor", "method", 30, 30),
+        ("BaseBus.now", "method", 32, 35),
+        ("BaseBus.size", "method", 37, 37),
+        ("EventBus", "class", 40, 84),
+        ("EventBus.constructor", "method", 46, 48),
+        ("EventBus.subscribe", "method", 50, 56),
+        ("EventBus.publish", "method", 58, 79),
+        ("EventBus.size", "method", 81, 83),
+        ("TopicNames", "module", 86, 92),
+        ("TopicNames.join", "function", 88, 91),
+        ("./metrics", "module", 94, 97),
+        ("reportError", "function", 99, 100),
+        ("logged", "function", 102, 109),
+    ], {"BaseBus": "abstract class BaseBus {", "EventBus.publish": "async publish<"}),
+    Case("tsx.tsx", "ResultList", [
+        ("PAGE_SIZE", "constant", 4, 5),
+        ("Result", "interface", 7, 12),
+        ("ResultListProps", "type", 14, 18),
+        ("Highlight", "function", 20, 33),
+        ("ResultList", "function", 35, 71),
+        ("History", "class", 73, 85),
+        ("History.record", "method", 77, 80),
+        ("History.render", "method", 82, 84),
+    ]),
+    Case("go.go", "Put", [
+        ("DefaultCapacity", "constant", 11, 12),
+        ("ReasonSize", "constant", 16, 16),
+        ("ReasonExpired", "constant", 17, 17),  # not the comment ending the line above
+        ("Reason", "type", 23, 24),
+        ("Key", "type", 26, 27),
+        ("Evicter", "interface", 29, 32),
+        ("Evicter.OnEvict", "method", 31, 31),
+        ("entry", "struct", 35, 40),
+        ("stamp", "type", 42, 43),
+        ("Cache", "struct", 46, 54),
+        ("New", "function", 56, 63),
+        ("Get", "method", 65, 75),
+        ("Put", "method", 77, 109),
+        ("remove", "method", 111, 117),
+    ]),
+    Case("rust.rs", "Limiter.check", [
+        ("MAX_WINDOW", "constant", 7, 8),
+        ("DEFAULT_NAME", "constant", 10, 10),
+        ("Verdict", "type", 12, 13),
+        ("Throttled", "struct", 15, 20),
+        ("Policy", "enum", 22, 27),
+        ("Clock", "interface", 29, 32),
+        ("Clock.now", "method", 31, 31),
+        ("Limiter", "struct", 34, 40),
+        ("Limiter", "impl", 42, 82),
+        ("Limiter.new", "method", 43, 47),
+        ("Limiter.check", "method", 49, 76),
+        ("Limiter.reset", "method", 78, 81),
+        ("Throttled", "impl", 84, 88),
+        ("Throttled.fmt", "method", 85, 87),
+        ("trace_throttle", "function", 90, 95),
+        ("label", "function", 97, 100),
+        ("tests", "module", 102, 122),
+        ("tests.Fixed", "struct", 106, 106),
+        ("tests.Fixed", "impl", 108, 112),
+        ("tests.Fixed.now", "method", 109, 111),
+        ("tests.refuses_over_limit", "function", 114, 121),
+    ]),
+    Case("java.java", "OrderPricer.price", [
+        ("OrderPricer", "class", 8, 76),
+        ("OrderPricer.DEFAULT_TAX", "constant", 13, 14),
+        ("OrderPricer.OrderPricer", "method", 18, 21),
+        ("OrderPricer.price", "method", 23, 48),
+        ("OrderPricer.Quote", "class", 50, 56),
+        ("OrderPricer.Quote.discounted", "method", 52, 55),
+        ("OrderPricer.Line", "class", 58, 75),
+        ("OrderPricer.Line.Line", "method", 64, 68),
+        ("OrderPricer.Line.sku", "method", 70, 70),
+        ("OrderPricer.Line.quantity", "method", 72, 72),
+        ("OrderPricer.Line.unitPrice", "method", 74, 74),
+        ("Pricer", "interface", 78, 81),
+        ("Pricer.price", "method", 80, 80),
+        ("Region", "enum", 83, 91),
+        ("Region.taxRate", "method", 87, 90),
+        ("ThreadSafe", "interface", 93, 96),
+    ], {"OrderPricer.price": "public Quote price(Order order) {"}),
+    Case("c.c", "ring_write", [
+        ("RING_SIZE", "constant", 8, 9),
+        ("RING_MASK", "constant", 10, 10),
+        ("MIN", "function", 12, 13),
+        ("RING_NAME", "constant", 15, 16),
+        ("ring_len_t", "type", 18, 19),
+        ("ring_error", "enum", 21, 26),
+        ("ring", "struct", 28, 33),
+        ("ring_stats_t", "struct", 35, 39),
+        ("ring_used", "function", 41, 45),
+        ("ring_new", "function", 47, 52),
+        ("ring_write", "function", 54, 78),
+        ("ring_read", "function", 80, 89),
+        ("ring_free", "function", 91, 95),
+        ("RING_DUMP_WIDTH", "constant", 98, 99),
+        ("ring_dump", "struct", 101, 105),
+    ]),
+    Case("cpp.cpp", "docs::cache.get", [
+        ("LRU_VERSION", "constant", 8, 8),
+        ("docs::cache", "module", 10, 87),
+        ("docs::cache.kDefaultCapacity", "constant", 12, 13),
+        ("docs::cache.DocPtr", "type", 15, 16),
+        ("docs::cache.Stats", "struct", 18, 22),
+        ("docs::cache.Outcome", "enum", 24, 25),
+        ("docs::cache.is_hit", "function", 27, 28),
+        ("docs::cache.Lru", "class", 30, 59),
+        ("docs::cache.Lru.kMaxKey", "constant", 34, 35),
+        ("docs::cache.Lru.Lru", "method", 37, 38),
+        ("docs::cache.Lru.stats", "method", 43, 45),
+        ("docs::cache.Lru.Entry", "struct", 48, 52),
+        # `Lru<Parser>::get` outside its class: a method named by its last part.
+        ("docs::cache.get", "method", 61, 85),
+        ("overflow", "function", 92, 96),
+    ], {"docs::cache.Lru.stats": "const Stats& stats() const"}),
+    Case("csharp.cs", "Example.Jobs.Scheduler.RunDueAsync", [
+        ("Handler", "type", 4, 4),
+        ("Example.Jobs", "module", 6, 99),
+        ("Example.Jobs.Priority", "enum", 8, 14),
+        ("Example.Jobs.IScheduler", "interface", 16, 20),
+        ("Example.Jobs.IScheduler.Enqueue", "method", 19, 19),
+        ("Example.Jobs.Completed", "type", 22, 23),
+        ("Example.Jobs.Job", "class", 25, 27),
+        ("Example.Jobs.Scheduler", "class", 29, 98),
+        ("Example.Jobs.Scheduler.MaxQueued", "constant", 33, 34),
+        ("Example.Jobs.Scheduler.Scheduler", "method", 39, 42),
+        ("Example.Jobs.Scheduler.Enqueue", "method", 47, 55),
+        ("Example.Jobs.Scheduler.RunDueAsync", "method", 57, 89),
+        ("Example.Jobs.Scheduler.Slot", "struct", 91, 97),
+        ("Example.Jobs.Scheduler.Slot.ToString", "method", 96, 96),
+    ], {"Example.Jobs.Job": "public record Job(",
+        "Example.Jobs.Scheduler": "public sealed class Scheduler",
+        "Example.Jobs.Scheduler.RunDueAsync": "public async"}),
+]
+LANGUAGES = ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp")
+
+
+def _id(case: Case) -> str:
+    return case.fixture.split(".")[0]
+
+
+def _chunked(case: Case) -> tuple[list[str], Chunked]:
+    path = FIXTURES / case.fixture
+    text = path.read_text()
+    return text.split("\n"), chunk_file(text, language_of(path))
+
+
+def _size(lines: list[str], start: int, end: int) -> int:
+    return sum(len(line) + 1 for line in lines[start - 1 : end])
+
+
+def _def_line(lines: list[str], symbol: Symbol) -> int:
+    """The line the signature was taken from (the definition proper, after attributes)."""
+    return next((n for n in range(symbol.start_line, symbol.end_line + 1)
+                 if lines[n - 1].strip()[:200] == symbol.signature), 0)
+
+
+def test_the_table_covers_every_language() -> None:
+    assert sorted(language_of(FIXTURES / c.fixture).name for c in CASES) == sorted(LANGUAGES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_every_definition_is_found_with_its_lines(case: Case) -> None:
+    _, chunked = _chunked(case)
+    assert chunked.strategy == "definitions"
+    found = [(s.qualname, s.kind, s.start_line, s.end_line) for s in chunked.symbols]
+    assert found == case.symbols
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_each_symbol_points_at_the_chunk_holding_its_signature_and_doc(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    for symbol in chunked.symbols:
+        chunk = chunked.chunks[symbol.chunk]
+        assert chunk.start_line <= _def_line(lines, symbol) <= chunk.end_line, symbol
+        assert chunk.start_line <= symbol.start_line, symbol  # the doc comment is not apart
+    signatures = {s.qualname: s.signature for s in chunked.symbols}
+    for qualname, start in case.signatures.items():
+        assert signatures[qualname].startswith(start), (qualname, signatures[qualname])
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_small_definitions_are_never_cut(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    small = [s for s in chunked.symbols if _size(lines, s.start_line, s.end_line) < MAX_CHARS]
+    assert small
+    for s in small:
+        for chunk in chunked.chunks:
+            assert not s.start_line < chunk.start_line <= s.end_line, (s.qualname, chunk)
+            assert not s.start_line <= chunk.end_line < s.end_line, (s.qualname, chunk)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_the_long_definition_is_split_between_its_lines(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    symbol = next(s for s in chunked.symbols if s.qualname == case.long)
+    assert _size(lines, symbol.start_line, symbol.end_line) > MAX_CHARS
+    parts = [c for c in chunked.chunks
+             if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
+    assert len(parts) >= 2
+    assert all(c.symbol == symbol.name for c in parts)
+    assert parts[0].start_line <= symbol.start_line and parts[-1].end_line >= symbol.end_line
+    for before, after in itertools.pairwise(parts):  # nothing but blank lines between
+        assert not "".join(lines[before.end_line : after.start_line - 1]).strip()
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_chunks_are_the_files_lines_each_line_once(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    covered: list[int] = []
+    for chunk in chunked.chunks:
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        covered.extend(range(chunk.start_line, chunk.end_line + 1))
+    assert covered == sorted(set(covered))
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= set(covered)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_no_chunk_is_only_a_closing_bracket(case: Case) -> None:
+    _, chunked = _chunked(case)
+    for chunk in chunked.chunks:
+        assert re.search(r"\w", re.sub(r"//.*", "", chunk.text)), chunk
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_query_compiles_with_known_captures_only(language: str) -> None:
+    source = resources.files("semlith.grammars") / f"{language}.scm"
+    query = Query(get_language(language), source.read_text())
+    captures = {query.capture_name(i) for i in range(query.capture_count)}
+    helpers = {c for c in captures if c.startswith("_")}  # only read by predicates
+    assert "name" in captures
+    assert captures - helpers - {"name"} <= {f"definition.{kind}" for kind in KINDS}
+
+
+def test_tsx_query_is_the_typescript_query() -> None:
+    grammars = resources.files("semlith.grammars")
+    assert (grammars / "tsx.scm").read_text() == (grammars / "typescript.scm").read_text()
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_parsing_needs_no_network(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the grammars ship compiled in the wheel
+    _, chunked = _chunked(case)
+    assert chunked.strategy == "definitions" and chunked.symbols

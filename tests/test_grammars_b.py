@@ -1,0 +1,305 @@
+"""Definition queries for the scripting, JVM, Apple, functional and systems languages.
+
+Each fixture in `fixtures/languages/` is a realistic file; its table lists every
+definition the query must find (qualified name, kind, first line including the doc
+comments, attributes and `@doc`s above it, last line) and the one definition long enough
+to be split. The chunks must follow the definitions: a small one is never cut, the long
+one is cut only between lines, and the chunks are the file's own lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from tree_sitter import Query
+from tree_sitter_language_pack import get_language
+
+from semlith.ingest.chunk import MAX_CHARS, Chunked, Symbol, chunk_file
+from semlith.languages import language_of
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+KINDS = {"function", "method", "class", "struct", "enum", "interface", "impl", "module",
+         "constant", "type"}
+
+
+@dataclass(frozen=True)
+class Case:
+    fixture: str
+    long: str  # qualified name of the definition over MAX_CHARS that must be split
+    symbols: list[tuple[str, str, int, int]]  # (qualname, kind, first line, last line)
+    # Signatures of definitions whose node starts with an annotation or attribute, by
+    # (qualname, kind): the declaration's line, not the `@Serializable` above it.
+    signatures: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+CASES = [
+    Case("ruby.rb", "Billing.Client.charge", [
+        ("Billing", "module", 6, 89),
+        # The first comment of a body is outside the body node: still attached.
+        ("Billing.TIMEOUT", "constant", 8, 9),
+        ("Billing.ChargeError", "class", 11, 20),
+        ("Billing.ChargeError.initialize", "method", 15, 19),
+        ("Billing.Client", "class", 22, 88),
+        ("Billing.Client.BASE_URL", "constant", 24, 25),
+        ("Billing.Client.initialize", "method", 27, 31),
+        ("Billing.Client.charge", "method", 33, 62),
+        ("Billing.Client.refund", "method", 64, 67),
+        ("Billing.Client.from_env", "method", 69, 72),
+        ("Billing.Client.post", "method", 76, 83),
+        ("Billing.Client.record_attempt", "method", 85, 87),
+        ("format_price", "function", 91, 94),
+    ]),
+    Case("php.php", "App\\Billing.Invoice.amount", [
+        ("App\\Billing", "module", 5, 112),
+        ("App\\Billing.MAX_LINES", "constant", 10, 11),
+        ("App\\Billing.Chargeable", "interface", 13, 19),
+        ("App\\Billing.Chargeable.amount", "method", 18, 18),
+        ("App\\Billing.PaymentMethod", "enum", 21, 32),
+        ("App\\Billing.PaymentMethod.label", "method", 27, 31),
+        ("App\\Billing.Timestamps", "interface", 34, 41),
+        ("App\\Billing.Timestamps.touch", "method", 37, 40),
+        ("App\\Billing.Invoice", "class", 43, 105),
+        ("App\\Billing.Invoice.CURRENCY", "constant", 51, 52),
+        ("App\\Billing.Invoice.__construct", "method", 56, 60),
+        ("App\\Billing.Invoice.addLine", "method", 62, 72),
+        ("App\\Billing.Invoice.amount", "method", 74, 99),
+        ("App\\Billing.Invoice.vatRate", "method", 101, 104),
+        # A function in a namespace is no method.
+        ("App\\Billing.format_price", "function", 107, 111),
+    ], {("App\\Billing.Invoice", "class"): "final class Invoice",
+        ("App\\Billing.Invoice.addLine", "method"): "public function addLine("}),
+    Case("kotlin.kt", "Invoice.amount", [
+        # The grammar keeps the comment after the imports inside the import list.
+        ("TIMEOUT_SECONDS", "constant", 6, 7),
+        ("Cents", "type", 9, 10),
+        ("Chargeable", "interface", 12, 18),
+        ("Chargeable.amount", "method", 16, 17),
+        ("PaymentMethod", "enum", 20, 27),
+        ("PaymentMethod.label", "method", 25, 26),
+        ("Line", "class", 29, 31),
+        ("Invoice", "class", 33, 79),
+        ("Invoice.addLine", "method", 40, 45),
+        ("Invoice.amount", "method", 47, 71),
+        ("Invoice.Rates", "class", 73, 78),
+        ("Invoice.Rates.vatRate", "method", 75, 77),
+        ("Audit", "class", 81, 84),
+        ("Audit.write", "method", 83, 83),
+        ("formatPrice", "function", 86, 87),
+        ("log", "function", 89, 89),
+    ], {("Line", "class"): "data class Line(", ("Invoice", "class"): "class Invoice(",
+        ("Invoice.addLine", "method"): "fun addLine("}),
+    Case("scala.scala", "Invoice.amount", [
+        ("Cents", "type", 5, 6),
+        ("Chargeable", "interface", 8, 12),
+        ("Chargeable.amount", "method", 10, 11),
+        ("PaymentMethod", "enum", 14, 17),
+        ("Line", "class", 19, 20),
+        ("Invoice", "class", 22, 60),
+        ("Invoice.addLine", "method", 29, 34),
+        ("Invoice.amount", "method", 36, 59),
+        ("Invoice", "module", 62, 77),
+        ("Invoice.MaxLines", "constant", 64, 65),
+        # An indented body keeps the next definition's doc comment: it ends before it.
+        ("Invoice.vatRate", "function", 67, 69),
+        ("Invoice.Receipts", "module", 71, 76),
+        ("Invoice.Receipts.render", "function", 73, 75),
+        ("Audit", "module", 79, 82),
+        ("Audit.write", "function", 81, 81),
+        ("formatPrice", "function", 84, 85),
+    ], {("Invoice", "class"): "class Invoice(", ("Invoice.addLine", "method"): "def addLine("}),
+    Case("swift.swift", "Invoice.amount", [
+        ("Cents", "type", 3, 4),
+        ("timeoutSeconds", "constant", 6, 7),
+        ("Chargeable", "interface", 9, 13),
+        ("Chargeable.amount", "method", 11, 12),
+        ("PaymentMethod", "enum", 15, 22),
+        ("Line", "struct", 24, 29),
+        ("Invoice", "class", 31, 81),
+        ("Invoice.init", "method", 37, 40),
+        ("Invoice.addLine", "method", 42, 48),
+        ("Invoice.amount", "method", 50, 70),
+        ("Invoice.Receipt", "struct", 72, 80),
+        ("Invoice.Receipt.render", "method", 76, 79),
+        ("Invoice", "impl", 83, 89),
+        ("Invoice.vatRate", "method", 85, 88),
+        ("formatPrice", "function", 91, 94),
+        ("log", "function", 96, 98),
+    ], {("Invoice", "class"): "final class Invoice",
+        ("Invoice.addLine", "method"): "func addLine("}),
+    Case("lua.lua", "amount", [
+        ("format_price", "function", 11, 16),
+        ("new", "function", 22, 28),
+        ("add_line", "method", 30, 36),
+        ("vat_rate", "function", 38, 44),
+        ("amount", "method", 46, 67),
+        ("to_json", "function", 69, 72),
+        ("log", "function", 74, 77),
+    ]),
+    Case("bash.sh", "dump_database", [
+        ("BACKUP_DIR", "constant", 5, 6),
+        ("log", "function", 9, 12),
+        ("require_commands", "function", 14, 24),
+        ("dump_database", "function", 26, 50),
+        ("prune_archives", "function", 52, 60),
+        ("main", "function", 62, 68),
+    ]),
+    Case("elixir.ex", "Billing.Invoice.amount", [
+        ("Billing.Invoice", "module", 1, 84),
+        ("Billing.Invoice.Line", "module", 15, 22),
+        # `@doc` and `@spec` belong to the function below them.
+        ("Billing.Invoice.Line.total", "function", 19, 21),
+        ("Billing.Invoice.new", "function", 24, 27),
+        # A head and two clauses are one function.
+        ("Billing.Invoice.add_line", "function", 29, 38),
+        ("Billing.Invoice.amount", "function", 40, 71),
+        ("Billing.Invoice.vat_rate", "function", 73, 75),
+        ("Billing.Invoice.tap_log", "function", 77, 83),
+    ]),
+    Case("haskell.hs", "amount", [
+        # The haddock after the imports is inside the import list.
+        ("Cents", "type", 14, 15),
+        ("Customer", "type", 17, 19),
+        ("Line", "type", 21, 27),
+        ("Invoice", "type", 29, 33),
+        ("PaymentMethod", "type", 35, 37),
+        ("Chargeable", "interface", 39, 45),
+        ("Chargeable.due", "method", 41, 42),
+        ("Chargeable.settled", "method", 43, 45),
+        ("Invoice", "impl", 47, 48),
+        ("Invoice.due", "method", 48, 48),
+        # A function is its signature and all its equations.
+        ("maxLines", "function", 50, 52),
+        ("vatRate", "function", 54, 58),
+        ("amount", "function", 60, 80),
+        ("label", "function", 82, 85),
+        ("formatPrice", "function", 87, 92),
+    ]),
+    Case("zig.zig", "Invoice.amount", [
+        ("max_lines", "constant", 6, 7),
+        ("Cents", "type", 9, 10),
+        ("PaymentMethod", "enum", 12, 24),
+        ("PaymentMethod.label", "method", 17, 23),
+        ("Line", "struct", 26, 31),
+        ("InvoiceError", "enum", 33, 34),
+        ("Invoice", "struct", 36, 80),
+        ("Invoice.init", "method", 41, 44),
+        ("Invoice.deinit", "method", 46, 48),
+        ("Invoice.addLine", "method", 50, 55),
+        ("Invoice.amount", "method", 57, 79),
+        ("vatRate", "function", 82, 85),
+        ("formatPrice", "function", 87, 90),
+    ]),
+]
+LANGUAGES = ("ruby", "php", "kotlin", "scala", "swift", "lua", "bash", "elixir", "haskell",
+             "zig")
+# A chunk of nothing but these is the leftover end of a split definition.
+CLOSERS = re.compile(r"\s*((end|[}\])];?)\s*)*")
+
+
+def _id(case: Case) -> str:
+    return case.fixture.split(".")[0]
+
+
+def _chunked(case: Case) -> tuple[list[str], Chunked]:
+    path = FIXTURES / case.fixture
+    text = path.read_text()
+    return text.split("\n"), chunk_file(text, language_of(path))
+
+
+def _size(lines: list[str], start: int, end: int) -> int:
+    return sum(len(line) + 1 for line in lines[start - 1 : end])
+
+
+def _def_line(lines: list[str], symbol: Symbol) -> int:
+    """The line the signature was taken from."""
+    return next(n for n in range(symbol.start_line, symbol.end_line + 1)
+                if lines[n - 1].strip()[:200] == symbol.signature)
+
+
+def test_the_table_covers_every_language() -> None:
+    assert sorted(language_of(FIXTURES / c.fixture).name for c in CASES) == sorted(LANGUAGES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_every_definition_is_found_with_its_lines(case: Case) -> None:
+    _, chunked = _chunked(case)
+    assert chunked.strategy == "definitions"
+    found = [(s.qualname, s.kind, s.start_line, s.end_line) for s in chunked.symbols]
+    assert found == case.symbols
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_each_symbol_points_at_the_chunk_holding_its_signature_and_doc(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    for symbol in chunked.symbols:
+        chunk = chunked.chunks[symbol.chunk]
+        assert chunk.start_line <= _def_line(lines, symbol) <= chunk.end_line, symbol
+        assert chunk.start_line <= symbol.start_line, symbol  # the doc comment is not apart
+    signatures = {(s.qualname, s.kind): s.signature for s in chunked.symbols}
+    for key, start in case.signatures.items():
+        assert signatures[key].startswith(start), (key, signatures[key])
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_small_definitions_are_never_cut(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    small = [s for s in chunked.symbols if _size(lines, s.start_line, s.end_line) < MAX_CHARS]
+    assert small
+    for s in small:
+        for chunk in chunked.chunks:
+            assert not s.start_line < chunk.start_line <= s.end_line, (s.qualname, chunk)
+            assert not s.start_line <= chunk.end_line < s.end_line, (s.qualname, chunk)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_the_long_definition_is_split_between_its_lines(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    symbol = next(s for s in chunked.symbols if s.qualname == case.long)
+    assert _size(lines, symbol.start_line, symbol.end_line) > MAX_CHARS
+    parts = [c for c in chunked.chunks
+             if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
+    assert len(parts) >= 2
+    assert all(c.symbol == symbol.name for c in parts)
+    assert parts[0].start_line <= symbol.start_line and parts[-1].end_line >= symbol.end_line
+    for before, after in itertools.pairwise(parts):  # nothing but blank lines between
+        assert not "".join(lines[before.end_line : after.start_line - 1]).strip()
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_chunks_are_the_files_lines_each_line_once(case: Case) -> None:
+    lines, chunked = _chunked(case)
+    covered: list[int] = []
+    for chunk in chunked.chunks:
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        covered.extend(range(chunk.start_line, chunk.end_line + 1))
+    assert covered == sorted(set(covered))
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= set(covered)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_no_chunk_is_only_a_closing_bracket_or_end(case: Case) -> None:
+    _, chunked = _chunked(case)
+    for chunk in chunked.chunks:
+        assert not CLOSERS.fullmatch(chunk.text), chunk
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_query_compiles_with_known_captures_only(language: str) -> None:
+    source = resources.files("semlith.grammars") / f"{language}.scm"
+    query = Query(get_language(language), source.read_text())
+    for i in range(query.capture_count):
+        capture = query.capture_name(i)
+        assert capture in ("name", "clause") or capture.startswith("_") or \
+            capture.removeprefix("definition.") in KINDS, capture
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_parsing_needs_no_network(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the grammars ship compiled in the wheel
+    _, chunked = _chunked(case)
+    assert chunked.strategy == "definitions" and chunked.symbols

@@ -1,0 +1,134 @@
+"""Symbols: the `symbol` command, identifier-shaped queries, and re-chunking old stores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from semlith import api
+from semlith.api import App
+from semlith.cli import main
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.symbols import identifiers
+from tests.conftest import HashEmbedder
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+CODE = {
+    "pkg/http/exceptions.py": '''
+class HTTPException(Exception):
+    """An HTTP error with a status code."""
+
+    def __init__(self, status_code):
+        self.status_code = status_code
+''',
+    "pkg/handlers.py": '''
+from pkg.http.exceptions import HTTPException
+
+
+def handle(request):
+    """Turn failures into responses; raises HTTPException for bad input."""
+    if not request:
+        raise HTTPException(400)
+    return parse_args(request)
+
+
+def parse_args(request):
+    return dict(request)
+''',
+    "pkg/builder.py": '''
+class Builder:
+    """Rack-style middleware builder."""
+
+    def use(self, middleware):
+        self.stack.append(middleware)
+
+
+class Other:
+    def use(self, x):
+        return x
+''',
+}
+
+
+def run(*args: str) -> Result:
+    app = App(Settings.load(), embedder_factory=lambda name: HashEmbedder(name))
+    return CliRunner().invoke(main, list(args), obj=app)
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    for rel, text in CODE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text.lstrip("\n"))
+    monkeypatch.chdir(root)
+    assert run("index", "-q").exit_code == 0
+    return root
+
+
+def test_identifiers_in_queries() -> None:
+    assert [i.text for i in identifiers("how does parse_args handle HTTPException")] == \
+        ["parse_args", "HTTPException"]
+    assert identifiers("Rack::Builder")[0].name == "Builder"
+    assert identifiers("Rack::Builder")[0].qualifier == "Rack"
+    assert [i.name for i in identifiers("Builder")] == ["Builder"]  # a single word counts
+    assert identifiers("how are routes registered") == []
+
+
+def test_symbol_command_text_and_json(tree: Path) -> None:
+    out = run("symbol", "HTTPException").output
+    assert out.splitlines()[0] == "pkg/http/exceptions.py:1-5  class HTTPException"
+    assert "class HTTPException(Exception):" in out
+    hits = json.loads(run("symbol", "Builder.use", "--json").output)
+    assert [h["qualname"] for h in hits] == ["Builder.use", "Other.use"]
+    assert hits[0]["signature"] == "def use(self, middleware):"
+    assert run("symbol", "Builder::use", "--json").output == run(
+        "symbol", "Builder.use", "--json").output
+    assert run("symbol", "nothing_here").output.strip() == "no definition of 'nothing_here'"
+
+
+@pytest.mark.parametrize(("query", "path", "def_line"), [
+    ("HTTPException", "pkg/http/exceptions.py", 1),
+    ("parse_args", "pkg/handlers.py", 11),
+    ("Builder", "pkg/builder.py", 1),
+])
+def test_identifier_queries_put_the_definition_first(tree: Path, query: str, path: str,
+                                                     def_line: int) -> None:
+    hits = json.loads(run("search", query, "--json").output)
+    assert hits[0]["path"] == path, hits[0]
+    assert hits[0]["start_line"] <= def_line <= hits[0]["end_line"]
+    assert hits[0]["symbol"] == query and hits[0]["kind"] in {"class", "function"}
+
+
+def test_changed_chunking_recuts_unchanged_files_on_the_next_full_run(
+        tmp_path: Path, settings: Settings) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    app = App(settings, embedder_factory=lambda n: HashEmbedder(n))
+    store = api.open_for_index(app, [root], None, None)
+    api.run_index(app, store)
+    # As if the Go query had been improved since (or the store came from format 1).
+    store.catalog.db.execute("UPDATE files SET chunking='old' WHERE lang='go'")
+    store.catalog.db.execute("DELETE FROM symbols")
+    report = api.run_index(app, store)
+    assert report.indexed == 1 and report.rechunked == 1
+    assert "re-chunked 1 unchanged files" in report.summary()
+    assert store.catalog.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] > 0
+    again = api.run_index(app, store)
+    assert again.indexed == 0 and not again.rechunked
+    store.close()
+
+
+def test_format_one_store_is_upgraded(tmp_path: Path, settings: Settings) -> None:
+    folder = tmp_path / "store"
+    store = Store.create(folder, model="m", dim=8, settings=settings)
+    store.catalog.set_meta("format_version", 1)
+    store.close()
+    again = Store.open(folder, settings=settings)
+    assert again.catalog.meta("format_version") == "2"
+    again.close()
