@@ -115,6 +115,9 @@ def open_stores(app: App, dirs: Sequence[Path]) -> list[tuple[str, Store]]:
     return opened
 
 
+MAX_K = 10_000  # SQLite binds 64-bit integers; a larger k only wastes memory
+
+
 def search(app: App, stores: Sequence[tuple[str, Store]], query: str, k: int = 10,
            filters: Filters | None = None, ranking: Ranking | None = None) -> list[Hit]:
     """The top `k` hits for `query` over `stores` (see `semlith.search`).
@@ -124,8 +127,8 @@ def search(app: App, stores: Sequence[tuple[str, Store]], query: str, k: int = 1
     """
     if not query.strip():
         raise ValueError("the query is empty")
-    if k <= 0:
-        raise ValueError(f"k must be positive, got {k}")
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
     return Searcher(stores, app.pool, ranking, app.executor).search(query, k, filters)
 
 

@@ -103,18 +103,25 @@ def create_app(settings: Settings, fleet: Fleet, key: str, *,
 
     async def search(request: Request) -> Response:
         body = await _json(request)
-        filters = Filters(tuple(body.get("path", ())), tuple(body.get("ext", ())),
-                          tuple(body.get("lang", ())))
+        query, k, store = body.get("query", ""), body.get("k", 10), body.get("store")
+        if not isinstance(query, str):
+            raise ValueError(f"query must be a string, got {query!r}")
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise ValueError(f"k must be an integer, got {k!r}")
+        if store is not None and not isinstance(store, str):
+            raise ValueError(f"store must be a string, got {store!r}")
+        filters = Filters(_strings(body, "path"), _strings(body, "ext"), _strings(body, "lang"))
+        folders = _strings(body, "folders")
         hits = await anyio.to_thread.run_sync(
-            lambda: fleet.search(str(body.get("query", "")), int(body.get("k", 10)), filters,
-                                 body.get("store"), [str(f) for f in body.get("folders", [])]))
+            lambda: fleet.search(query, k, filters, store, folders))
         return JSONResponse([h.as_json() for h in hits])
 
     async def index(request: Request) -> Response:
         body = await _json(request)
-        store = fleet.by_folder(body["folder"]).name if body.get("folder") else body.get("store")
-        report = await anyio.to_thread.run_sync(
-            lambda: fleet.index(store, [str(p) for p in body.get("paths", [])]))
+        folder = body.get("folder")
+        store = fleet.by_folder(str(folder)).name if folder else body.get("store")
+        paths = _strings(body, "paths")
+        report = await anyio.to_thread.run_sync(lambda: fleet.index(store, paths))
         return JSONResponse({"summary": report.summary(), "complete": report.complete,
                              "truncated": report.truncated})
 
@@ -139,10 +146,21 @@ async def _json(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise ValueError("request body too large")
-    body = json.loads(raw or b"{}")
+    try:
+        body = json.loads(raw or b"{}")
+    except RecursionError:
+        raise ValueError("the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise ValueError("the request body must be a JSON object")
     return body
+
+
+def _strings(body: dict[str, Any], name: str) -> tuple[str, ...]:
+    """A list-of-strings field of a request body; ValueError naming it otherwise."""
+    value = body.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{name} must be a list of strings, got {value!r}")
+    return tuple(value)
 
 
 def _handled(endpoint: Callable[[Request], Any]) -> Callable[[Request], Any]:

@@ -16,6 +16,7 @@ from semlith.home import DAEMON_LOG, Discovery, agent_key, read_discovery
 from semlith.settings import Settings
 
 START_SECONDS = 60.0
+RACE_SECONDS = 2.0
 
 
 class DaemonError(SemlithError):
@@ -70,12 +71,18 @@ def start_in_background(settings: Settings) -> Discovery:
     child = subprocess.Popen([sys.executable, "-m", "semlith", "serve"], **kwargs)
     log.close()
     deadline = time.monotonic() + START_SECONDS
+    exited: float | None = None
     while time.monotonic() < deadline:
         found = running(settings)
         if found is not None:
             return found
         if child.poll() is not None:
-            break
+            # Our child also exits when another `semlith mcp` started a daemon a moment
+            # earlier that does not answer yet: give that one a little time.
+            exited = exited or time.monotonic()
+            if read_discovery(settings.home) is None and \
+                    time.monotonic() > exited + RACE_SECONDS:
+                break
         time.sleep(0.1)
     tail = (settings.home / DAEMON_LOG).read_text(errors="replace").strip().splitlines()[-1:]
     raise DaemonError("could not start the daemon" + (f": {tail[0]}" if tail else ""))

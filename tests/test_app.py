@@ -1,0 +1,449 @@
+"""The daemon's HTTP app in process (no socket): malformed input, auth, and path safety.
+
+A real store indexed with the deterministic `HashEmbedder`, a real `Fleet`, the real
+`create_app`, driven by Starlette's TestClient with the lifespan running (it runs the MCP
+session manager). Whatever a client sends, the answer is a JSON-RPC error, an `isError`
+tool result or a 4xx, never a 5xx, and the app keeps answering.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp.shared.inbound import encode_header_value
+from starlette.testclient import TestClient
+
+from semlith import api
+from semlith.api import App
+from semlith.home import agent_key, registered_stores
+from semlith.server.app import MAX_BODY, create_app
+from semlith.server.fleet import Fleet
+from semlith.settings import Settings
+from tests.conftest import HashEmbedder
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+MODERN = "2026-07-28"
+SECRET = "semlith-test-secret-4f1c2a"  # the content of files outside the root
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+READ_ONLY_TOOLS = ["semlith_search", "semlith_read", "semlith_files", "semlith_stats",
+                   "semlith_symbol"]
+FUZZ = settings(max_examples=200, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@dataclass
+class Served:
+    client: TestClient
+    key: str
+    session: dict[str, str]  # headers of an initialized legacy session
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}", **ACCEPT}
+
+
+def _tree(tmp: Path) -> Path:
+    """The sample tree, plus symlinks (a file and a folder) that point outside it."""
+    root = tmp / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    (tmp / "secret.txt").write_text(f"{SECRET}\n")
+    (tmp / "outside").mkdir()
+    (tmp / "outside" / "secret.py").write_text(f"TOKEN = {SECRET!r}\n")
+    (root / "leak.txt").symlink_to(tmp / "secret.txt")
+    (root / "vendor").symlink_to(tmp / "outside", target_is_directory=True)
+    return root
+
+
+def _open_session(client: TestClient, headers: dict[str, str]) -> dict[str, str]:
+    init = client.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}})
+    assert init.status_code == 200, init.text
+    session = {**headers, "Mcp-Session-Id": init.headers["mcp-session-id"],
+               "MCP-Protocol-Version": init.json()["result"]["protocolVersion"]}
+    done = client.post("/mcp", headers=session,
+                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert done.status_code == 202, done.text
+    return session
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp = tmp_path_factory.mktemp("app")
+    root = _tree(tmp)
+    config = Settings.load(env={"SEMLITH_HOME": str(tmp / "home")})
+    app = App(config, embedder_factory=lambda name: HashEmbedder(name))
+    store = api.open_for_index(app, [root], None, None)
+    assert api.run_index(app, store).indexed == 9
+    store.close()
+    fleet = Fleet(app)
+    fleet.open(registered_stores(config.home))
+    fleet.load_models()
+    key = agent_key(config.home)
+    asgi = create_app(config, fleet, key)
+    with TestClient(asgi, base_url="http://127.0.0.1:7365",
+                    raise_server_exceptions=False) as client:
+        auth = {"Authorization": f"Bearer {key}", **ACCEPT}
+        yield Served(client, key, _open_session(client, auth))
+    fleet.close()
+
+
+def _modern(method: str, name: str | None = None) -> dict[str, str]:
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": encode_header_value(method)}
+    if name is not None:
+        headers["Mcp-Name"] = encode_header_value(name)
+    return headers
+
+
+def _modern_meta() -> dict[str, Any]:
+    return {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def _call_tool(served: Served, name: str, arguments: Any) -> tuple[str, bool]:
+    """tools/call in the legacy session -> (text, isError)."""
+    answer = served.client.post("/mcp", headers=served.session, json={
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    return "\n".join(c["text"] for c in result["content"]), bool(result["isError"])
+
+
+def _assert_alive(served: Served) -> None:
+    """The app still answers: a ping in the session and a stateless tools/call."""
+    ping = served.client.post("/mcp", headers=served.session,
+                              json={"jsonrpc": "2.0", "id": 99, "method": "ping"})
+    assert ping.status_code == 200 and ping.json() == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    modern = served.client.post("/mcp", headers={**served.auth, **_modern(
+        "tools/call", "semlith_search")}, json={
+        "jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": {
+            "name": "semlith_search", "arguments": {"query": "RetryPolicy backoff", "k": 3},
+            "_meta": _modern_meta()}})
+    assert modern.status_code == 200, modern.text
+    result = modern.json()["result"]
+    assert not result["isError"] and result["content"][0]["text"].startswith("net/retry.py")
+
+
+def _assert_not_a_server_error(answer: httpx.Response) -> None:
+    assert answer.status_code < 500, (answer.status_code, answer.text[:500])
+    if answer.status_code >= 400 and answer.content:
+        body = answer.json()
+        assert body["jsonrpc"] == "2.0" and isinstance(body["error"]["code"], int)
+
+
+# -- malformed MCP input --------------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    b"{not json",
+    b"\xff\xfe\x00",
+    b"",
+    b"[1, 2, 3]",
+    b'"a string"',
+    b"null",
+    b'{"jsonrpc": "2.0", "id": 1}',
+    b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}',
+    b"[" * 50_000 + b"]" * 50_000,
+], ids=["invalid-json", "invalid-utf8", "empty", "list-of-numbers", "string", "null",
+        "no-method", "wrong-version", "deeply-nested"])
+@pytest.mark.parametrize("mode", ["session", "modern"])
+def test_malformed_json_rpc_gets_a_json_rpc_error(served: Served, body: bytes,
+                                                  mode: str) -> None:
+    headers = served.session if mode == "session" else {**served.auth, **_modern("ping")}
+    answer = served.client.post("/mcp", content=body, headers=headers)
+    assert 400 <= answer.status_code < 500, (answer.status_code, answer.text)
+    assert answer.json()["error"]["code"] in {-32700, -32600, -32602}
+    _assert_alive(served)
+
+
+def test_unknown_method_is_method_not_found(served: Served) -> None:
+    answer = served.client.post("/mcp", headers=served.session, json={
+        "jsonrpc": "2.0", "id": 3, "method": "no/such/method"})
+    assert answer.status_code < 500
+    assert answer.json()["error"]["code"] == -32601
+    modern = served.client.post("/mcp", headers={**served.auth, **_modern("no/such/method")},
+                                json={"jsonrpc": "2.0", "id": 4, "method": "no/such/method",
+                                      "params": {"_meta": _modern_meta()}})
+    assert modern.status_code < 500
+    assert modern.json()["error"]["code"] == -32601
+    _assert_alive(served)
+
+
+@pytest.mark.parametrize(("name", "arguments", "expected"), [
+    ("no_such_tool", {}, "Unknown tool: no_such_tool"),
+    ("semlith_search", {"query": "retry", "k": "ten"}, "k"),
+    ("semlith_search", {"query": 5}, "query"),
+    ("semlith_search", {"query": "retry", "k": 0}, "k"),
+    ("semlith_search", {"query": "retry", "k": 10**30}, "k"),
+    ("semlith_search", {"query": "retry", "format": "everything"}, "format"),
+    ("semlith_search", {}, "query"),
+    ("semlith_search", {"query": "   "}, "the query is empty"),
+    ("semlith_search", {"query": "retry", "store": "nope"}, "the stores are: proj"),
+    ("semlith_read", {}, "target"),
+    ("semlith_read", {"target": "net/retry.py:9-3"}, "bad line range"),
+    ("semlith_files", {"limit": -1}, "limit"),
+], ids=["unknown-tool", "k-string", "query-int", "k-zero", "k-huge", "bad-format",
+        "missing-query", "blank-query", "unknown-store", "missing-target", "backwards-range",
+        "negative-limit"])
+def test_bad_tool_calls_are_tool_errors(served: Served, name: str, arguments: Any,
+                                        expected: str) -> None:
+    text, failed = _call_tool(served, name, arguments)
+    assert failed and expected in text
+    assert "Traceback" not in text
+    _assert_alive(served)
+
+
+def test_arguments_that_are_not_an_object(served: Served) -> None:
+    answer = served.client.post("/mcp", headers=served.session, json={
+        "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "semlith_search", "arguments": ["retry"]}})
+    _assert_not_a_server_error(answer)
+    assert "error" in answer.json() or answer.json()["result"]["isError"]
+    _assert_alive(served)
+
+
+def test_a_huge_body_is_refused(served: Served) -> None:
+    huge = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+        "name": "semlith_search", "arguments": {"query": "x" * (MAX_BODY + 1)}}})
+    for headers in (served.session, {**served.auth, **_modern("tools/call", "semlith_search")}):
+        answer = served.client.post("/mcp", content=huge, headers=headers)
+        assert answer.status_code == 413
+    api_answer = served.client.post("/api/search", content=huge, headers=served.auth)
+    assert api_answer.status_code == 400 and "too large" in api_answer.json()["error"]
+    _assert_alive(served)
+
+
+# -- fuzzing --------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20)
+ARGUMENT_NAMES = ["query", "k", "path", "ext", "lang", "store", "format", "max_tokens",
+                  "target", "name", "skipped", "limit"]
+ARGUMENT_VALUES = (st.text(max_size=20) | st.integers(-5, 60) | st.booleans()
+                   | st.lists(st.text(max_size=6), max_size=3) | JSON_VALUES)
+TOOL_CALLS = st.fixed_dictionaries({
+    "name": st.sampled_from([*READ_ONLY_TOOLS, "no_such_tool"]),
+    "arguments": st.dictionaries(st.sampled_from(ARGUMENT_NAMES), ARGUMENT_VALUES, max_size=4)
+    | JSON_VALUES})
+METHODS = ["initialize", "ping", "tools/list", "tools/call", "resources/list",
+           "prompts/list", "logging/setLevel", "completion/complete",
+           "notifications/initialized", "notifications/cancelled"]
+TOOL_REQUESTS = st.fixed_dictionaries({
+    "jsonrpc": st.just("2.0"), "id": st.integers(0, 1000), "method": st.just("tools/call"),
+    "params": TOOL_CALLS})
+REQUESTS = st.fixed_dictionaries({
+    "jsonrpc": st.just("2.0"), "id": st.integers(0, 1000), "method": st.sampled_from(METHODS),
+    "params": st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=3)})
+MALFORMED_REQUESTS = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0") | JSON_VALUES,
+     "method": st.sampled_from(METHODS) | st.text(max_size=12),
+     "params": TOOL_CALLS | JSON_VALUES},
+    optional={"id": st.integers() | st.text(max_size=6) | JSON_VALUES})
+MESSAGES = TOOL_REQUESTS | REQUESTS | MALFORMED_REQUESTS | JSON_VALUES
+
+
+def _fuzz_headers(served: Served, mode: str, message: Any) -> dict[str, str]:
+    if mode == "session":
+        return served.session
+    if mode == "legacy":
+        return served.auth
+    method = message.get("method") if isinstance(message, dict) else None
+    params = message.get("params") if isinstance(message, dict) else None
+    name = params.get("name") if isinstance(params, dict) else None
+    return {**served.auth, **_modern(method if isinstance(method, str) else "tools/list",
+                                     name if isinstance(name, str) else None)}
+
+
+def _with_modern_meta(message: Any) -> Any:
+    if isinstance(message, dict) and isinstance(message.get("params"), dict):
+        return {**message, "params": {**message["params"], "_meta": _modern_meta()}}
+    return message
+
+
+MODES = ["legacy", "session", "modern"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@FUZZ
+@given(body=st.binary(max_size=300))
+def test_fuzz_mcp_with_bytes(served: Served, mode: str, body: bytes) -> None:
+    answer = served.client.post("/mcp", content=body,
+                                headers=_fuzz_headers(served, mode, None))
+    _assert_not_a_server_error(answer)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@FUZZ
+@given(message=MESSAGES)
+def test_fuzz_mcp_with_json(served: Served, mode: str, message: Any) -> None:
+    if mode == "modern":
+        message = _with_modern_meta(message)
+    answer = served.client.post("/mcp", content=json.dumps(message),
+                                headers=_fuzz_headers(served, mode, message))
+    _assert_not_a_server_error(answer)
+
+
+def test_the_app_answers_after_the_fuzzing(served: Served) -> None:
+    _assert_alive(served)
+
+
+SEARCH_BODIES = st.fixed_dictionaries({}, optional={
+    "query": st.text(max_size=20) | JSON_VALUES,
+    "k": st.integers() | JSON_VALUES,
+    "path": st.lists(st.text(max_size=8), max_size=3) | JSON_VALUES,
+    "ext": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES,
+    "lang": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES,
+    "store": st.sampled_from(["proj", ""]) | JSON_VALUES,
+    "folders": st.lists(st.text(max_size=8), max_size=2) | JSON_VALUES,
+})
+
+
+def _assert_search_answer(answer: httpx.Response) -> None:
+    assert answer.status_code in {200, 400}, (answer.status_code, answer.text[:500])
+    body = answer.json()
+    if answer.status_code == 400:
+        assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+    else:
+        assert isinstance(body, list)
+
+
+@FUZZ
+@given(body=st.binary(max_size=300)
+       | st.builds(json.dumps, SEARCH_BODIES | JSON_VALUES).map(str.encode))
+def test_fuzz_api_search(served: Served, body: bytes) -> None:
+    _assert_search_answer(served.client.post("/api/search", content=body,
+                                             headers=served.auth))
+
+
+@pytest.mark.parametrize("body", [
+    b"{bad json",
+    b"\xff\xfe",
+    b"[1, 2]",
+    b'"query"',
+    b'{"query": "retry", "k": "ten"}',
+    b'{"query": "retry", "k": 1e400}',
+    b'{"query": "retry", "k": 100000000000000000000000}',
+    b'{"query": "retry", "lang": [1]}',
+    b'{"query": "retry", "path": 5}',
+    b'{"query": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+], ids=["invalid-json", "invalid-utf8", "list", "string", "k-string", "k-infinite",
+        "k-too-big", "lang-not-strings", "path-not-a-list", "deeply-nested"])
+def test_api_search_refuses_malformed_bodies(served: Served, body: bytes) -> None:
+    answer = served.client.post("/api/search", content=body, headers=served.auth)
+    assert answer.status_code == 400, (answer.status_code, answer.text[:300])
+    assert isinstance(answer.json()["error"], str)
+    _assert_alive(served)
+
+
+# -- auth, Host and Origin ------------------------------------------------------------
+
+ROUTES = [("POST", "/mcp"), ("GET", "/api/status"), ("POST", "/api/search")]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong", "Basic abc", "Bearer "])
+def test_a_missing_or_wrong_key_is_401_with_an_empty_body(
+        served: Served, method: str, path: str, authorization: str | None) -> None:
+    headers = {**ACCEPT} if authorization is None else {**ACCEPT,
+                                                        "Authorization": authorization}
+    answer = served.client.request(method, path, headers=headers,
+                                   content=b'{"query": "retry"}')
+    assert answer.status_code == 401 and answer.content == b""
+
+
+def test_the_right_key_is_let_through_on_every_route(served: Served) -> None:
+    assert served.client.get("/api/status", headers=served.auth).json()["stores"]["proj"]
+    hits = served.client.post("/api/search", headers=served.auth,
+                              json={"query": "RetryPolicy", "k": 2}).json()
+    assert hits[0]["path"] == "net/retry.py"
+
+
+def test_healthz_needs_no_key(served: Served) -> None:
+    answer = served.client.get("/healthz")
+    assert answer.status_code == 200 and answer.json()["ok"] is True
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:7365",
+                                  "127.0.0.1.evil.example:7365", "localhost.evil.example",
+                                  "0.0.0.0:7365", ""])
+def test_a_host_that_is_not_loopback_is_400(served: Served, host: str) -> None:
+    for method, path in [*ROUTES, ("GET", "/healthz")]:
+        answer = served.client.request(method, path, headers={**served.auth, "Host": host})
+        assert answer.status_code == 400 and answer.content == b""
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:7365", "localhost", "LOCALHOST:80", "[::1]:7365"])
+def test_loopback_hosts_are_accepted(served: Served, host: str) -> None:
+    answer = served.client.get("/api/status", headers={**served.auth, "Host": host})
+    assert answer.status_code == 200
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "http://127.0.0.1.evil.example",
+                                    "null", "http://localhost.evil.example:3000", "file://"])
+def test_an_origin_that_is_not_loopback_is_403(served: Served, origin: str) -> None:
+    for method, path in [*ROUTES, ("GET", "/healthz")]:
+        answer = served.client.request(method, path, headers={**served.auth, "Origin": origin})
+        assert answer.status_code == 403 and answer.content == b""
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:3000", "http://127.0.0.1:5173",
+                                    "http://[::1]:8080"])
+def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:
+    answer = served.client.get("/api/status", headers={**served.auth, "Origin": origin})
+    assert answer.status_code == 200
+    ping = served.client.post("/mcp", headers={**served.session, "Origin": origin},
+                              json={"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    assert ping.status_code == 200 and ping.json()["result"] == {}
+
+
+# -- agent paths stay inside the served root ------------------------------------------
+
+@pytest.mark.parametrize("target", [
+    "../../etc/passwd", "/etc/passwd:1-2", "/etc/passwd", "../secret.txt", "../secret.txt:1",
+    "net/../../secret.txt", "leak.txt", "leak.txt:1-1", "vendor/secret.py", "vendor/secret.py:1",
+])
+def test_read_refuses_paths_outside_the_root(served: Served, target: str) -> None:
+    text, failed = _call_tool(served, "semlith_read", {"target": target})
+    assert failed and "neither an indexed file nor a symbol" in text
+    assert SECRET not in text and "root:" not in text
+
+
+def test_the_walker_skipped_the_symlinks(served: Served) -> None:
+    files, failed = _call_tool(served, "semlith_files", {})
+    assert not failed and "net/retry.py" in files.splitlines()
+    assert "leak.txt" not in files and "vendor/" not in files
+
+
+def test_read_still_reads_indexed_files(served: Served) -> None:
+    text, failed = _call_tool(served, "semlith_read", {"target": "net/retry.py:7-8"})
+    assert not failed and text.splitlines()[1].endswith("class RetryPolicy:")
+
+
+@pytest.mark.parametrize("paths", [["../outside"], ["/tmp"], ["/etc/passwd"], ["leak.txt"],
+                                   ["vendor"], ["net", "../outside"]])
+def test_index_refuses_paths_outside_the_root(served: Served, paths: list[str]) -> None:
+    text, failed = _call_tool(served, "semlith_index", {"paths": paths})
+    assert failed and "is not inside a served root" in text
+    assert SECRET not in text
+    assert "leak.txt" not in _call_tool(served, "semlith_files", {})[0]
+
+
+@pytest.mark.parametrize("path", ["..", "../outside", "/", "leak.txt", "vendor"])
+def test_forget_refuses_paths_outside_the_root(served: Served, path: str) -> None:
+    text, failed = _call_tool(served, "semlith_forget", {"path": path})
+    assert failed and "is not inside a served root" in text
+    files, _ = _call_tool(served, "semlith_files", {})
+    assert files.startswith("[proj] 9 files")
