@@ -50,10 +50,11 @@ def env_for(home: Path) -> dict[str, str]:
     return env
 
 
-def semlith(home: Path, *args: str, timeout: float = 300,
-            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def semlith(home: Path, *args: str, timeout: float = 300, cwd: Path | None = None,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "semlith", *args], env=env_for(home),
-                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          input=input)
 
 
 def indexed_sample(tmp: Path, home: Path) -> Path:

@@ -194,3 +194,14 @@ def test_sigterm_drains_and_releases_everything(tmp_path: Path) -> None:
     again = semlith(home, "index", str(root))  # the writer lock was released
     assert again.returncode == 0 and "9 unchanged" in again.stdout
     assert os.environ.get("SEMLITH_HOME") != str(home)
+
+
+def test_proxy_answers_then_exits_when_stdin_closes(served: Daemon) -> None:
+    """An editor that sends a request and closes the pipe still gets its answer."""
+    request = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "pipe", "version": "0"}}}
+    done = semlith(served.home, "mcp", timeout=60, input=json.dumps(request) + "\n")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["id"] == 7 and answer["result"]["protocolVersion"] == "2025-06-18"

@@ -20,6 +20,7 @@ from semlith.home import agent_key, registered_stores
 from semlith.server.client import DaemonError, running, start_in_background
 
 log = logging.getLogger("semlith.proxy")
+DRAIN_SECONDS = 30.0  # after stdin closes, how long to wait for answers still due
 
 
 def run_proxy(app: App) -> int:
@@ -55,12 +56,16 @@ async def _forward(url: str, key: str) -> None:
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
-    state: dict[str, Any] = {"version": None, "init": set()}
+    state: dict[str, Any] = {"version": None, "init": set(), "waiting": set(),
+                             "answered": anyio.Event()}
     async with http, stdio_server() as (s_read, s_write), \
-            streamable_http_client(url, http_client=http) as (h_read, h_write), \
-            anyio.create_task_group() as group:
-        group.start_soon(_upstream, s_read, h_write, state, group)
-        group.start_soon(_downstream, h_read, s_write, state)
+            streamable_http_client(url, http_client=http) as (h_read, h_write):
+        async with anyio.create_task_group() as group:
+            group.start_soon(_upstream, s_read, h_write, state, group)
+            group.start_soon(_downstream, h_read, s_write, state)
+        # Both transports finish their own tasks once their write side is closed.
+        await s_write.aclose()
+        await h_write.aclose()
 
 
 async def _upstream(s_read: Any, h_write: Any, state: dict[str, Any], group: Any) -> None:
@@ -95,14 +100,21 @@ async def _upstream(s_read: Any, h_write: Any, state: dict[str, Any], group: Any
                 state["init"].add(msg.id)
             elif state["version"]:
                 headers[MCP_PROTOCOL_VERSION_HEADER] = state["version"]
+            if isinstance(msg, JSONRPCRequest):
+                state["waiting"].add(msg.id)
         await h_write.send(SessionMessage(msg, metadata=ClientMessageMetadata(
             headers=headers or None)))
-    group.cancel_scope.cancel()  # stdin closed: end the session
+    # stdin closed: answer what was asked (bounded), then end the session.
+    with anyio.move_on_after(DRAIN_SECONDS):
+        while state["waiting"]:
+            state["answered"] = anyio.Event()
+            await state["answered"].wait()
+    group.cancel_scope.cancel()
 
 
 async def _downstream(h_read: Any, s_write: Any, state: dict[str, Any]) -> None:
     from mcp.shared.message import SessionMessage
-    from mcp.types import JSONRPCResponse
+    from mcp.types import JSONRPCError, JSONRPCResponse
 
     async for item in h_read:
         if isinstance(item, Exception):
@@ -113,3 +125,6 @@ async def _downstream(h_read: Any, s_write: Any, state: dict[str, Any]) -> None:
             state["init"].discard(msg.id)
             state["version"] = (msg.result or {}).get("protocolVersion")
         await s_write.send(SessionMessage(msg))
+        if isinstance(msg, JSONRPCResponse | JSONRPCError):
+            state["waiting"].discard(msg.id)
+            state["answered"].set()
