@@ -226,7 +226,27 @@ def stats(ctx: click.Context, store_dir: Path | None, as_json: bool) -> None:
         (_, store), = api.open_stores(app, api.store_dirs(app, [store_dir] if store_dir else []))
         info = store.stats()
         store.close()
+        info["watch"] = _daemon_watch(app, Path(info["folder"]))
     click.echo(json.dumps(info, indent=2) if as_json else format_stats(info))
+
+
+def _daemon_watch(app: Any, folder: Path) -> dict[str, Any] | None:
+    """How the running daemon watches this store, if it serves it."""
+    from semlith.home import read_discovery
+    from semlith.server.client import DaemonError, call
+
+    found = read_discovery(app.settings.home)
+    if found is None:
+        return None
+    try:
+        status = call(app.settings, found, "GET", "/api/status", timeout=5)
+    except DaemonError:
+        return None
+    for store in status.get("stores", {}).values():
+        if Path(store["folder"]).resolve() == folder.resolve():
+            watch: dict[str, Any] | None = store.get("watch")
+            return watch
+    return None
 
 
 @main.command()

@@ -4,29 +4,83 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
 from semlith.cli import _app, _errors, _fail, main
+
+DEBOUNCE_HELP = "Seconds the tree must be quiet before changes are indexed."
 
 
 @main.command()
 @click.argument("stores", nargs=-1)
 @click.option("--port", type=int, help="Port on 127.0.0.1 (default 7365 or SEMLITH_PORT; "
               "0 picks a free one).")
+@click.option("--debounce", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
+              help=DEBOUNCE_HELP)
+@click.option("--no-watch", is_flag=True, help="Do not watch the roots for changes.")
 @click.pass_context
-def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None) -> None:
+def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounce: float,
+          no_watch: bool) -> None:
     """Run the daemon: every registered store (or STORES), one model, MCP at /mcp.
 
     Listens on 127.0.0.1 only. Agents connect to http://127.0.0.1:PORT/mcp with the key
-    from `semlith key show`; editors launch `semlith mcp`. Stop with Ctrl-C or
-    `semlith stop`.
+    from `semlith key show`; editors launch `semlith mcp`. Every root is watched: first
+    the changes made while no daemon ran are indexed, then each edit about a second
+    after it is saved. Stop with Ctrl-C or `semlith stop`.
     """
     from semlith.server.daemon import serve as run
 
     app = _app(ctx)
     with _errors():
-        run(app, stores, port)
+        run(app, stores, port, watch=not no_watch, debounce=debounce)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--store", "store_dir", type=click.Path(path_type=Path),
+              help="Store folder (default: the .semlith found above the first path).")
+@click.option("--debounce", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
+              help=DEBOUNCE_HELP)
+@click.pass_context
+def watch(ctx: click.Context, paths: tuple[Path, ...], store_dir: Path | None,
+          debounce: float) -> None:
+    """Keep one store current in the foreground (for those who run no daemon).
+
+    Holds the store's writer lock; indexes what changed since the last run, then every
+    change as it is saved. Ctrl-C stops.
+    """
+    import threading
+
+    from semlith.api import open_for_index, run_index
+    from semlith.watch import StoreWatcher
+
+    app = _app(ctx)
+    with _errors():
+        store = open_for_index(app, list(paths), store_dir, None)
+        scope = [p.resolve() for p in paths]
+
+        def batch(rels: list[str] | None) -> Any:
+            targets = [store.root / r for r in rels] if rels is not None else scope
+            return run_index(app, store, targets)
+
+        watcher = StoreWatcher(store.root, store.folder, batch, debounce=debounce)
+        watcher.on_batch = lambda report: click.echo(report.summary())
+        stopped = threading.Event()
+        try:
+            watcher.start(catch_up=True)
+            click.echo(f"watching {store.root} (Ctrl-C stops)", err=True)
+            while not stopped.wait(1.0):
+                if watcher.state.last_error:
+                    click.echo(f"semlith: {watcher.state.last_error}", err=True)
+                    watcher.state.last_error = None
+        except KeyboardInterrupt:
+            pass
+        finally:
+            watcher.stop()
+            store.close()
 
 
 @main.command()

@@ -132,7 +132,7 @@ class Indexer:
         interrupted = catalog.meta("run_state") == "running"
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
-        scopes = [self._relative(p) for p in paths] or [""]
+        scopes = _outermost([self._relative(p) for p in paths]) or [""]
         todo = self._scan(scopes, report)
         report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
         if interrupted:
@@ -187,6 +187,8 @@ class Indexer:
                 skipped.append(SkipRecord(item.rel, str(item.reason), item.detail))
                 self.on_skip(item)
                 continue
+            if item.rel in seen:
+                continue  # reached twice (a file and its folder both in scope)
             seen.add(item.rel)
             record = known.get(item.rel)
             stat = (item.size, item.mtime_ns)
@@ -383,6 +385,16 @@ class Indexer:
 def _kind(rel: str) -> dict[str, str]:
     lang = language_of(rel)
     return {"ext": Path(rel).suffix.lower(), "lang": lang.name if lang else ""}
+
+
+def _outermost(scopes: list[str]) -> list[str]:
+    """Scopes without those inside another ('' covers everything)."""
+    unique = sorted(set(scopes), key=len)
+    kept: list[str] = []
+    for scope in unique:
+        if not _in_scopes(scope, kept):
+            kept.append(scope)
+    return kept
 
 
 def _in_scopes(path: str, scopes: list[str]) -> bool:

@@ -93,6 +93,10 @@ def format_stats(info: dict[str, Any]) -> str:
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
+    if info.get("watch"):
+        from semlith.watch import describe_watch
+
+        lines.append(f"daemon     {describe_watch(info['watch'])}")
     if shards["disk_bytes"] > shards["budget_bytes"]:
         lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "

@@ -36,6 +36,7 @@ from semlith.home import (
 from semlith.server.app import create_app
 from semlith.server.fleet import Fleet
 from semlith.store.catalog import CATALOG_NAME
+from semlith.watch import DEBOUNCE_SECONDS
 
 log = logging.getLogger("semlith.daemon")
 GRACEFUL_SECONDS = 10
@@ -113,7 +114,8 @@ def choose_stores(home: Path, named: Sequence[str]) -> list[StoreEntry]:
     return chosen
 
 
-def serve(app: App, stores: Sequence[str] = (), port: int | None = None) -> None:
+def serve(app: App, stores: Sequence[str] = (), port: int | None = None, *,
+          watch: bool = True, debounce: float = DEBOUNCE_SECONDS) -> None:
     """Run the daemon until stopped. Raises CannotServe when it cannot start."""
     settings = app.settings
     home = settings.home
@@ -132,6 +134,8 @@ def serve(app: App, stores: Sequence[str] = (), port: int | None = None) -> None
 
     def started() -> None:
         threading.Thread(target=fleet.load_models, name="semlith-model", daemon=True).start()
+        if watch:
+            fleet.start_watching(debounce)
 
     config.app = create_app(settings, fleet, key, on_stop=lambda: _stop(server),
                             on_startup=started)

@@ -8,7 +8,9 @@ own locks).
 
 from __future__ import annotations
 
+import functools
 import logging
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +25,7 @@ from semlith.home import StoreEntry
 from semlith.indexer import IndexReport
 from semlith.search import Filters, Hit
 from semlith.store import Store
+from semlith.watch import StoreWatcher
 
 log = logging.getLogger("semlith.fleet")
 MODEL_WAIT_SECONDS = 120.0
@@ -38,11 +41,12 @@ class PathOutsideRoots(SemlithError):
 
 @dataclass
 class Held:
-    """One store the daemon holds, with its writer lock for index runs."""
+    """One store the daemon holds, with its writer lock for index runs and its watcher."""
 
     name: str
     store: Store
     writing: threading.Lock = field(default_factory=threading.Lock)
+    watcher: StoreWatcher | None = None
 
 
 class Fleet:
@@ -84,7 +88,29 @@ class Fleet:
         finally:
             self.model_ready.set()
 
+    def start_watching(self, debounce: float) -> None:
+        """Catch up with changes made while no daemon ran, then keep every store current."""
+        for held in self.held.values():
+            watcher = StoreWatcher(held.store.root, held.store.folder,
+                                   functools.partial(self._batch, held), debounce=debounce)
+            watcher.on_batch = functools.partial(self._batched, held)
+            held.watcher = watcher
+            watcher.start(catch_up=True)
+
+    def _batch(self, held: Held, paths: list[str] | None) -> IndexReport:
+        root = held.store.root
+        return self.index(held.name, [str(root / p) for p in paths] if paths else [])
+
+    def _batched(self, held: Held, report: IndexReport) -> None:
+        assert held.watcher is not None
+        if held.watcher.state.batches == 1:  # the catch-up pass
+            print(f"semlith: {held.name}: caught up with changes made while no daemon ran: "
+                  f"{report.summary()}", file=sys.stderr, flush=True)
+
     def close(self) -> None:
+        for held in self.held.values():
+            if held.watcher is not None:
+                held.watcher.stop()
         for held in self.held.values():
             with held.writing:
                 held.store.close()
@@ -164,7 +190,8 @@ class Fleet:
     def status(self) -> dict[str, Any]:
         return {
             "stores": {name: {"folder": str(h.store.folder), "root": str(h.store.root),
-                              "model": h.store.model, "indexing": h.writing.locked()}
+                              "model": h.store.model, "indexing": h.writing.locked(),
+                              "watch": h.watcher.state.as_json() if h.watcher else None}
                        for name, h in self.held.items()},
             "not_served": dict(self.problems),
             "model_ready": self.model_ready.is_set() and not self.model_error,

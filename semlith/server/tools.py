@@ -22,6 +22,7 @@ from semlith.search import Filters
 from semlith.server import answers
 from semlith.server.fleet import Fleet
 from semlith.symbols import find_symbols
+from semlith.watch import describe_watch
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -156,6 +157,9 @@ def build_mcp(fleet: Fleet) -> MCPServer:
             out.append(f"{held.name}: root {info['root']}, {info['files']} files "
                        f"({info['pending_files']} pending), {info['chunks']} chunks, model "
                        f"{info['model']}, indexing {status['stores'][held.name]['indexing']}")
+            watch = status["stores"][held.name]["watch"]
+            if watch:
+                out.append("  " + describe_watch(watch))
         if not status["model_ready"]:
             out.append(f"model: {status['model_error'] or 'loading'}")
         return "\n".join(out)

@@ -74,7 +74,10 @@ class WriterLock:
 
     def __init__(self, folder: Path, command: str | None = None) -> None:
         self.folder = folder
-        self.command = command or " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])
+        program = Path(sys.argv[0]).name
+        if program == "__main__.py":  # `python -m semlith ...`
+            program = "semlith"
+        self.command = command or " ".join([program, *sys.argv[1:]])
         self._handle: IO[bytes] | None = None
 
     @property

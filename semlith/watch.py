@@ -1,0 +1,264 @@
+"""Keep a store current: a watchdog observer on its root, debounced batches, one writer.
+
+File events are collected until the tree has been quiet for `debounce` seconds, then
+applied as one batch through the indexer (the same path as `semlith index`): changed
+files are re-indexed (an unchanged hash costs nothing), deleted ones removed, a rename
+becomes a move (no embedding). A file written less than `cooldown` seconds ago waits
+out the rest of it, so an editor saving every second costs a write per cooldown, not per
+save. Ignore rules apply to events as to walks; an edited `.gitignore`/`.semlithignore`
+makes the batch a full incremental pass. A batch touching more than FULL_PASS_AT paths
+(a branch switch, a `git pull`) is a full pass too. When the OS refuses to watch (the
+inotify limit), the root is rescanned periodically instead and `stats` says why; a
+root that disappears is reported and watched for again.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from semlith.indexer import IndexReport
+from semlith.ingest.walk import is_ignored
+
+log = logging.getLogger("semlith.watch")
+DEBOUNCE_SECONDS = 0.5
+COOLDOWN_SECONDS = 3.0
+FULL_PASS_AT = 256
+RESCAN_SECONDS = 60.0
+RETRY_SECONDS = 5.0
+IGNORE_FILES = frozenset({".gitignore", ".semlithignore"})
+INOTIFY_HINT = ("the OS limit on watched folders is reached (inotify); raise it with "
+                "`sudo sysctl fs.inotify.max_user_watches=524288` (and add it to "
+                "/etc/sysctl.conf); until then this root is rescanned every "
+                f"{RESCAN_SECONDS:.0f} s")
+
+Batch = Callable[[list[str] | None], IndexReport]  # rel paths, or None for a full pass
+
+
+@dataclass
+class WatchState:
+    """What `stats` shows about a watched store."""
+
+    mode: str = "starting"  # "events", "rescanning (why)", "root missing", "stopped"
+    pending: int = 0
+    batches: int = 0
+    last_batch_at: float | None = None
+    last_batch: str = ""
+    last_error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def describe_watch(state: dict[str, Any]) -> str:
+    """One line for `stats`: how the root is watched, what is pending, the last batch."""
+    when = (time.strftime("%H:%M:%S", time.localtime(state["last_batch_at"]))
+            if state.get("last_batch_at") else "never")
+    line = (f"watch: {state['mode']}, {state['pending']} pending, last batch {when}"
+            + (f": {state['last_batch']}" if state.get("last_batch") else ""))
+    if state.get("last_error"):
+        line += f"; last error: {state['last_error']}"
+    return line
+
+
+class StoreWatcher:
+    """Watches one root and feeds `run_batch` with debounced batches on its own thread."""
+
+    def __init__(self, root: Path, store_folder: Path, run_batch: Batch, *,
+                 debounce: float = DEBOUNCE_SECONDS, cooldown: float = COOLDOWN_SECONDS,
+                 observer_factory: Callable[[], Any] | None = None) -> None:
+        self.root = root.resolve()
+        self.store_folder = store_folder.resolve()
+        self.run_batch = run_batch
+        self.debounce = debounce
+        self.cooldown = cooldown
+        self.state = WatchState()
+        self._observer_factory = observer_factory or _default_observer
+        self._observer: Any = None
+        self._cond = threading.Condition()
+        self._paths: dict[str, float] = {}  # rel path -> time of its last event
+        self._full = False
+        self._written: dict[str, float] = {}  # rel path -> when a batch last wrote it
+        self._stop = False
+        self._last_pass = time.monotonic()
+        self._retry_at = 0.0
+        self.on_batch: Callable[[IndexReport], None] | None = None
+        self._thread = threading.Thread(target=self._loop, name=f"semlith-watch-{root.name}",
+                                        daemon=True)
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self, catch_up: bool = True) -> None:
+        """Begin watching; with `catch_up`, first apply what changed while nobody watched."""
+        if catch_up:
+            self.request_full_pass()
+        self._watch()
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        self._unwatch()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+        self.state.mode = "stopped"
+
+    def _watch(self) -> None:
+        if not self.root.is_dir():
+            self.state.mode = "root missing"
+            return
+        try:
+            observer = self._observer_factory()
+            observer.schedule(_Handler(self), str(self.root), recursive=True)
+            observer.start()
+        except OSError as exc:
+            limit = exc.errno in (errno.ENOSPC, errno.EMFILE)
+            self.state.mode = f"rescanning ({INOTIFY_HINT if limit else exc})"
+            log.warning("watching %s: %s", self.root, self.state.mode)
+            return
+        self._observer = observer
+        self.state.mode = "events"
+
+    def _unwatch(self) -> None:
+        observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=10)
+
+    # -- events --------------------------------------------------------------------------
+
+    def request_full_pass(self) -> None:
+        with self._cond:
+            self._full = True
+            self._paths.setdefault("", time.monotonic())
+            self.state.pending = len(self._paths)
+            self._cond.notify_all()
+
+    def event(self, path: str) -> None:
+        """A path under the root changed (created, modified, deleted, moved from/to)."""
+        try:
+            rel = Path(path).resolve().relative_to(self.root).as_posix()
+        except (ValueError, OSError):
+            return
+        if rel in ("", ".") or rel.startswith(".git/") or rel == ".git":
+            return
+        target = self.root / rel
+        if target == self.store_folder or self.store_folder in target.parents:
+            return
+        name = rel.rsplit("/", 1)[-1]
+        if name in IGNORE_FILES:
+            self.request_full_pass()  # what the rules cover changed: look at everything
+            return
+        try:
+            if is_ignored(self.root, rel, exclude=[self.store_folder]) is not None:
+                return
+        except (ValueError, OSError):
+            return
+        with self._cond:
+            self._paths[rel] = time.monotonic()
+            self.state.pending = len(self._paths)
+            self._cond.notify_all()
+
+    # -- batches -------------------------------------------------------------------------
+
+    def _due(self, now: float) -> float | None:
+        """Seconds until the pending batch may run (0: now), None when nothing is pending."""
+        if not self._paths:
+            return None
+        quiet = max(self._paths.values()) + self.debounce - now
+        hot = 0.0 if self._full else max(
+            (self._written.get(p, -1e9) + self.cooldown - now for p in self._paths),
+            default=0.0)
+        return max(0.0, quiet, hot, self._retry_at - now)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stop:
+                    wait = self._due(time.monotonic())
+                    if wait == 0.0:
+                        break
+                    # Wake at least once a second to notice a root that vanished or came back.
+                    self._cond.wait(timeout=1.0 if wait is None else min(wait, 1.0))
+                    self._check_root()
+                if self._stop:
+                    return
+                paths, full = sorted(self._paths), self._full
+                self._paths.clear()
+                self._full = False
+            self._apply(None if full or len(paths) > FULL_PASS_AT else paths)
+
+    def _check_root(self) -> None:
+        """Notice a vanished or returned root; pass periodically when events are off."""
+        now = time.monotonic()
+        if self.state.mode == "root missing":
+            if self.root.is_dir():
+                self._watch()
+                self._full = True
+                self._paths.setdefault("", now)
+        elif not self.root.is_dir():
+            self._unwatch()
+            self.state.mode = "root missing"
+        elif self.state.mode.startswith("rescanning") and not self._paths and \
+                now - self._last_pass > RESCAN_SECONDS:
+            self._full = True
+            self._paths.setdefault("", now)
+
+    def _apply(self, paths: list[str] | None) -> None:
+        started = time.monotonic()
+        try:
+            report = self.run_batch(paths)
+        except Exception as exc:  # logged, kept for stats, and retried after a pause
+            log.exception("a watch batch of %s failed", self.root)
+            self.state.last_error = f"{type(exc).__name__}: {exc}"
+            with self._cond:
+                for rel in paths if paths is not None else [""]:
+                    self._paths.setdefault(rel, time.monotonic())
+                self._full = self._full or paths is None
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                self.state.pending = len(self._paths)
+            return
+        now = time.monotonic()
+        with self._cond:
+            self._written = {p: t for p, t in self._written.items() if now - t < self.cooldown}
+            for rel in paths or ():
+                self._written[rel] = now
+            if paths is None:
+                self._last_pass = now
+            self.state.pending = len(self._paths)
+        self.state.batches += 1
+        self.state.last_batch_at = time.time()
+        self.state.last_batch = f"{report.summary()} [{now - started:.2f} s]"
+        self.state.last_error = None
+        if self.on_batch is not None:
+            self.on_batch(report)
+
+
+class _Handler:
+    """watchdog's event handler protocol: every event reduces to the paths it touches."""
+
+    def __init__(self, watcher: StoreWatcher) -> None:
+        self.watcher = watcher
+
+    def dispatch(self, event: Any) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return  # reads, not changes
+        if event.is_directory and event.event_type == "modified":
+            return  # a folder's mtime moved because a file in it changed: that file's event
+            # brings the change itself
+        for path in (event.src_path, getattr(event, "dest_path", "")):
+            if path:
+                self.watcher.event(path if isinstance(path, str) else path.decode())
+
+
+def _default_observer() -> Any:
+    from watchdog.observers import Observer
+
+    return Observer()

@@ -1,0 +1,274 @@
+"""The watcher with real inotify events and real files, asserted through searches."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from semlith import api
+from semlith.api import App
+from semlith.indexer import IndexReport
+from semlith.settings import Settings
+from semlith.watch import StoreWatcher
+from tests.conftest import HashEmbedder
+
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+WAIT = 30.0
+
+
+def eventually(check: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Poll `check` until it holds (bounded); never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"not true after {timeout} s: {check.__doc__ or check}")
+
+
+class Watched:
+    """A store under a live watcher, with a counting embedder."""
+
+    def __init__(self, root: Path, folder: Path | None, settings: Settings) -> None:
+        self.embedded = 0
+        outer = self
+
+        class Counting(HashEmbedder):
+            def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+                outer.embedded += len(texts)
+                return super().embed_documents(texts)
+
+        self.app = App(settings, embedder_factory=lambda n: Counting(n))
+        self.root = root
+        self.store = api.open_for_index(self.app, [root], folder, None)
+        self.watcher = StoreWatcher(root, self.store.folder, self.batch, debounce=0.1,
+                                    cooldown=0.3, observer_factory=self.observer_factory)
+        self.reports: list[IndexReport] = []
+
+    observer_factory: Callable[[], object] | None = None
+
+    def batch(self, rels: list[str] | None) -> IndexReport:
+        report = api.run_index(self.app, self.store,
+                               [self.root / r for r in rels] if rels is not None else [])
+        self.reports.append(report)
+        return report
+
+    def paths(self, query: str, k: int = 20) -> list[str]:
+        return [h.path for h in api.search(self.app, [("t", self.store)], query, k)]
+
+    def holding(self, word: str) -> list[str]:
+        """Paths of the hits whose text holds `word` (dense search returns everything)."""
+        return [h.path for h in api.search(self.app, [("t", self.store)], word, 50)
+                if word in h.text]
+
+    def has(self, rel: str) -> bool:
+        return self.store.catalog.file(rel) is not None and bool(
+            self.store.catalog.file(rel).hash)  # type: ignore[union-attr]
+
+    def gone(self, rel: str) -> bool:
+        return self.store.catalog.file(rel) is None
+
+    def close(self) -> None:
+        self.watcher.stop()
+        self.store.close()
+
+
+@pytest.fixture
+def watched(tmp_path: Path, settings: Settings) -> Iterator[Watched]:
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    w = Watched(root, None, settings)
+    w.watcher.start(catch_up=True)
+    eventually(lambda: w.watcher.state.batches >= 1 and w.has("net/retry.py"))
+    yield w
+    w.close()
+
+
+def test_create_modify_delete(watched: Watched) -> None:
+    (watched.root / "net" / "quota.py").write_text("def zanzibar_quota():\n    return 7\n")
+    eventually(lambda: watched.paths("zanzibar_quota")[:1] == ["net/quota.py"])
+    (watched.root / "net" / "quota.py").write_text("def kilimanjaro_limit():\n    return 8\n")
+    eventually(lambda: watched.paths("kilimanjaro_limit")[:1] == ["net/quota.py"])
+    assert watched.holding("zanzibar_quota") == []
+    (watched.root / "net" / "quota.py").unlink()
+    eventually(lambda: watched.gone("net/quota.py"))
+    assert watched.holding("kilimanjaro_limit") == []
+
+
+def test_rename_and_move_across_folders_are_not_reembedded(watched: Watched) -> None:
+    before = watched.embedded
+    os.rename(watched.root / "net" / "retry.py", watched.root / "net" / "backoff.py")
+    eventually(lambda: watched.has("net/backoff.py") and watched.gone("net/retry.py"))
+    os.rename(watched.root / "net" / "backoff.py", watched.root / "web" / "backoff.py")
+    eventually(lambda: watched.has("web/backoff.py") and watched.gone("net/backoff.py"))
+    assert watched.paths("RetryPolicy")[0] == "web/backoff.py"
+    assert watched.embedded == before  # moves cost no embedding
+
+
+def test_atomic_save_via_rename_is_one_edit(watched: Watched) -> None:
+    batches = watched.watcher.state.batches
+    target = watched.root / "auth" / "tokens.go"
+    tmp = target.with_name(".tokens.go.swp")
+    tmp.write_text("package auth\n\nfunc PapayaWhip() string { return \"x\" }\n")
+    os.replace(tmp, target)
+    eventually(lambda: watched.paths("PapayaWhip")[:1] == ["auth/tokens.go"])
+    assert watched.watcher.state.batches == batches + 1
+    assert watched.gone("auth/.tokens.go.swp")
+
+
+def test_ignored_changes_cost_nothing_and_gitignore_edits_reevaluate(watched: Watched) -> None:
+    batches = watched.watcher.state.batches
+    (watched.root / "node_modules").mkdir()
+    (watched.root / "node_modules" / "lib.js").write_text("function umbrella() {}\n")
+    (watched.root / "net" / "marker.py").write_text("MARKER_TANGERINE = 1\n")
+    eventually(lambda: watched.has("net/marker.py"))
+    assert watched.watcher.state.batches == batches + 1
+    assert watched.gone("node_modules/lib.js")
+    (watched.root / ".gitignore").write_text("docs/\n")
+    eventually(lambda: watched.gone("docs/deployment.md"))
+    (watched.root / ".gitignore").write_text("")
+    eventually(lambda: watched.has("docs/deployment.md"))
+
+
+def test_a_burst_of_2000_files_ends_exactly_like_a_full_index(watched: Watched,
+                                                               tmp_path: Path,
+                                                               settings: Settings) -> None:
+    burst = watched.root / "burst"
+    for n in range(2000):
+        folder = burst / f"d{n // 100:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{n:04d}.py").write_text(f"VALUE_{n} = {n}  # burst file\n")
+    for n in range(0, 2000, 7):  # and some churn inside the burst
+        (burst / f"d{n // 100:02d}" / f"f{n:04d}.py").write_text(f"CHANGED_{n} = 1\n")
+    eventually(lambda: watched.has("burst/d19/f1999.py"), timeout=120)
+    eventually(lambda: watched.watcher.state.pending == 0, timeout=120)
+    fresh = Watched(watched.root, tmp_path / "fresh-store", settings)
+    api.run_index(fresh.app, fresh.store)
+    ours = {f.path: f.hash for f in watched.store.catalog.files()}
+    theirs = {f.path: f.hash for f in fresh.store.catalog.files()}
+    fresh.store.close()
+    assert ours == theirs and len(ours) == 2009
+
+
+def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    w = Watched(root, tmp_path / "store", settings)  # the store lives outside the root
+    w.watcher.start(catch_up=True)
+    try:
+        eventually(lambda: w.has("net/retry.py"))
+        shutil.rmtree(root)
+        eventually(lambda: w.watcher.state.mode == "root missing")
+        root.mkdir()
+        (root / "fresh.py").write_text("def phoenix_rises():\n    return True\n")
+        eventually(lambda: w.watcher.state.mode == "events")
+        eventually(lambda: w.paths("phoenix_rises")[:1] == ["fresh.py"])
+        eventually(lambda: w.gone("net/retry.py"))
+    finally:
+        w.close()
+
+
+def test_watch_limit_falls_back_to_rescans(tmp_path: Path, settings: Settings,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OS refusing more watches (inotify limit) is simulated at the observer."""
+    monkeypatch.setattr("semlith.watch.RESCAN_SECONDS", 0.5)
+
+    class Refusing:
+        def schedule(self, *args: object, **kwargs: object) -> None:
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    Watched.observer_factory = Refusing
+    try:
+        w = Watched(root, None, settings)
+    finally:
+        Watched.observer_factory = None
+    w.watcher.start(catch_up=True)
+    try:
+        eventually(lambda: w.has("net/retry.py"))
+        assert w.watcher.state.mode.startswith("rescanning")
+        assert "fs.inotify.max_user_watches" in w.watcher.state.mode
+        (root / "late.py").write_text("def nightingale():\n    return 1\n")
+        eventually(lambda: w.paths("nightingale")[:1] == ["late.py"])
+    finally:
+        w.close()
+
+
+def test_ten_saves_in_six_seconds(watched: Watched) -> None:
+    """An editor saving every 0.6 s: the first save is indexed at once, the rest are
+    coalesced by the cooldown (0.3 s here, 3 s by default)."""
+    target = watched.root / "web" / "router.js"
+    batches = watched.watcher.state.batches
+    for n in range(10):
+        target.write_text(f"// revision {n}\nfunction route_{n}() {{}}\n")
+        time.sleep(0.05)
+    eventually(lambda: watched.paths("route_9")[:1] == ["web/router.js"])
+    assert watched.watcher.state.batches - batches <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_daemon_catches_up_then_follows_edits(tmp_path: Path) -> None:
+    """The real daemon: a change made while it was stopped is caught up at start, and
+    an edit while it runs becomes searchable, both through `semlith search`."""
+    import json
+
+    from tests.daemon_util import indexed_sample, semlith, start_daemon
+
+    home = tmp_path / "home"
+    root = indexed_sample(tmp_path, home)
+    (root / "net" / "offline.py").write_text("def albatross_offline():\n    return 1\n")
+    daemon = start_daemon(home)
+    try:
+        def found(word: str) -> bool:
+            done = semlith(home, "search", word, "--json", "-k", "3", cwd=root)
+            return done.returncode == 0 and any(
+                word in hit["text"] for hit in json.loads(done.stdout or "[]"))
+
+        eventually(lambda: found("albatross_offline"), timeout=120)
+        log = (home / "test-daemon.log").read_text()
+        assert "caught up with changes made while no daemon ran: 1 indexed" in log
+        (root / "auth" / "fresh.py").write_text("def cormorant_online():\n    return 2\n")
+        eventually(lambda: found("cormorant_online"), timeout=60)
+        status = semlith(home, "stats", cwd=root)
+        assert "daemon     watch: events, 0 pending" in status.stdout, status.stdout
+    finally:
+        assert daemon.stop() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_semlith_watch_in_the_foreground(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from tests.daemon_util import env_for, indexed_sample, semlith
+
+    home = tmp_path / "home"
+    root = indexed_sample(tmp_path, home)
+    proc = subprocess.Popen([sys.executable, "-m", "semlith", "watch", str(root)],
+                            env=env_for(home), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        def listed(rel: str) -> bool:
+            done = semlith(home, "files", "--store", str(root / ".semlith"))
+            return f"{rel}\tindexed" in done.stdout
+
+        (root / "web" / "extra.js").write_text("function pelican() { return 1 }\n")
+        eventually(lambda: listed("web/extra.js"), timeout=60)
+        locked = semlith(home, "index", str(root))
+        assert locked.returncode == 1 and "semlith watch" in locked.stderr
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "1 indexed" in out
+    assert semlith(home, "index", str(root)).returncode == 0  # the lock was released
