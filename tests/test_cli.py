@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -122,3 +123,19 @@ def test_second_writer_is_refused(tree: Path) -> None:
         assert "is being written by pid" in result.output and "semlith serve" in result.output
     finally:
         holder.close()
+
+
+def test_several_stores_answer_one_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, text in (("alpha", "def heron_alpha():\n    return 1\n"),
+                       ("beta", "def heron_beta():\n    return 2\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "code.py").write_text(text)
+        assert run("index", str(tmp_path / name), "--quiet").exit_code == 0
+    stores = [str(tmp_path / n / ".semlith") for n in ("alpha", "beta")]
+    hits = json.loads(run("search", "heron", "--json", "--store", stores[0],
+                          "--store", stores[1]).output)
+    assert {h["store"] for h in hits} == {"alpha", "beta"}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SEMLITH_STORE", os.pathsep.join(stores))
+    text = run("search", "heron_beta").output
+    assert "[beta] code.py:1-2" in text.splitlines()[0]
