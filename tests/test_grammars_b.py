@@ -9,7 +9,6 @@ one is cut only between lines, and the chunks are the file's own lines.
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,8 +18,13 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
-from semlith.ingest.chunk import MAX_CHARS, Chunked, Symbol, chunk_file
+from semlith.ingest.chunk import Chunked, Symbol, chunk_file
 from semlith.languages import language_of
+from tests.grammar_checks import (
+    assert_chunks_are_the_files_lines_once,
+    assert_long_definition_split_between_lines,
+    assert_small_definitions_are_never_cut,
+)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 KINDS = {"function", "method", "class", "struct", "enum", "interface", "impl", "module",
@@ -211,10 +215,6 @@ def _chunked(case: Case) -> tuple[list[str], Chunked]:
     return text.split("\n"), chunk_file(text, language_of(path))
 
 
-def _size(lines: list[str], start: int, end: int) -> int:
-    return sum(len(line) + 1 for line in lines[start - 1 : end])
-
-
 def _def_line(lines: list[str], symbol: Symbol) -> int:
     """The line the signature was taken from."""
     return next(n for n in range(symbol.start_line, symbol.end_line + 1)
@@ -247,38 +247,17 @@ def test_each_symbol_points_at_the_chunk_holding_its_signature_and_doc(case: Cas
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_small_definitions_are_never_cut(case: Case) -> None:
-    lines, chunked = _chunked(case)
-    small = [s for s in chunked.symbols if _size(lines, s.start_line, s.end_line) < MAX_CHARS]
-    assert small
-    for s in small:
-        for chunk in chunked.chunks:
-            assert not s.start_line < chunk.start_line <= s.end_line, (s.qualname, chunk)
-            assert not s.start_line <= chunk.end_line < s.end_line, (s.qualname, chunk)
+    assert_small_definitions_are_never_cut(*_chunked(case))
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_the_long_definition_is_split_between_its_lines(case: Case) -> None:
-    lines, chunked = _chunked(case)
-    symbol = next(s for s in chunked.symbols if s.qualname == case.long)
-    assert _size(lines, symbol.start_line, symbol.end_line) > MAX_CHARS
-    parts = [c for c in chunked.chunks
-             if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
-    assert len(parts) >= 2
-    assert all(c.symbol == symbol.name for c in parts)
-    assert parts[0].start_line <= symbol.start_line and parts[-1].end_line >= symbol.end_line
-    for before, after in itertools.pairwise(parts):  # nothing but blank lines between
-        assert not "".join(lines[before.end_line : after.start_line - 1]).strip()
+    assert_long_definition_split_between_lines(*_chunked(case), case.long)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_chunks_are_the_files_lines_each_line_once(case: Case) -> None:
-    lines, chunked = _chunked(case)
-    covered: list[int] = []
-    for chunk in chunked.chunks:
-        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
-        covered.extend(range(chunk.start_line, chunk.end_line + 1))
-    assert covered == sorted(set(covered))
-    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= set(covered)
+    assert_chunks_are_the_files_lines_once(*_chunked(case))
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)

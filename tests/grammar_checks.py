@@ -1,0 +1,42 @@
+"""Checks every language's fixture must pass (shared by test_grammars_a/b.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+from semlith.ingest.chunk import MAX_CHARS, Chunked
+
+
+def size(lines: list[str], start: int, end: int) -> int:
+    return sum(len(line) + 1 for line in lines[start - 1 : end])
+
+
+def assert_small_definitions_are_never_cut(lines: list[str], chunked: Chunked) -> None:
+    small = [s for s in chunked.symbols if size(lines, s.start_line, s.end_line) < MAX_CHARS]
+    assert small
+    for s in small:
+        for chunk in chunked.chunks:
+            assert not s.start_line < chunk.start_line <= s.end_line, (s.qualname, chunk)
+            assert not s.start_line <= chunk.end_line < s.end_line, (s.qualname, chunk)
+
+
+def assert_long_definition_split_between_lines(lines: list[str], chunked: Chunked,
+                                               qualname: str) -> None:
+    symbol = next(s for s in chunked.symbols if s.qualname == qualname)
+    assert size(lines, symbol.start_line, symbol.end_line) > MAX_CHARS
+    parts = [c for c in chunked.chunks
+             if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
+    assert len(parts) >= 2
+    assert all(c.symbol == symbol.name for c in parts)
+    assert parts[0].start_line <= symbol.start_line and parts[-1].end_line >= symbol.end_line
+    for before, after in itertools.pairwise(parts):  # nothing but blank lines between
+        assert not "".join(lines[before.end_line : after.start_line - 1]).strip()
+
+
+def assert_chunks_are_the_files_lines_once(lines: list[str], chunked: Chunked) -> None:
+    covered: list[int] = []
+    for chunk in chunked.chunks:
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        covered.extend(range(chunk.start_line, chunk.end_line + 1))
+    assert covered == sorted(set(covered))
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= set(covered)
