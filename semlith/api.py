@@ -19,7 +19,7 @@ from semlith.ingest.walk import Skipped
 from semlith.search import Filters, Hit, Ranking, Searcher
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.store.catalog import CATALOG_NAME
+from semlith.store.catalog import CATALOG_NAME, glob_escape
 from semlith.store.locate import STORE_DIRNAME, find_store, require_store
 
 
@@ -134,11 +134,16 @@ def search(app: App, stores: Sequence[tuple[str, Store]], query: str, k: int = 1
 
 def forget(store: Store, path: Path) -> int:
     """Remove a file or every file under a folder from the index; returns files removed."""
-    rel = path.resolve().relative_to(store.root.resolve()).as_posix()
+    try:
+        rel = path.resolve().relative_to(store.root.resolve()).as_posix()
+    except ValueError:
+        raise ValueError(f"{str(path)!r} is outside the store's root "
+                         f"{str(store.root)!r}") from None
     catalog = store.catalog
     with catalog.transaction() as db:
         rows = db.execute("SELECT path FROM files WHERE path = ? OR path GLOB ?",
-                          (rel, rel.rstrip("/") + "/*" if rel != "." else "*")).fetchall()
+                          (rel, glob_escape(rel.rstrip("/")) + "/*" if rel != "." else "*")
+                          ).fetchall()
         removed = catalog.delete_files(db, [r[0] for r in rows])
     store.checkpoint()
     return removed

@@ -139,3 +139,13 @@ def test_several_stores_answer_one_query(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("SEMLITH_STORE", os.pathsep.join(stores))
     text = run("search", "heron_beta").output
     assert "[beta] code.py:1-2" in text.splitlines()[0]
+
+
+def test_forget_takes_glob_characters_literally(tree: Path) -> None:
+    (tree / "odd[1]").mkdir()
+    (tree / "odd[1]" / "a.py").write_text("A = 1\n")
+    (tree / "odd1").mkdir()
+    (tree / "odd1" / "b.py").write_text("B = 1\n")
+    run("index", "--quiet")
+    assert run("forget", "odd[1]").output.strip() == "forgot 1 file"
+    assert "odd1/b.py\tindexed" in run("files").output

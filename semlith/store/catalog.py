@@ -317,7 +317,7 @@ class Catalog:
         """Forget skip records under `scope` ('' = everything) and record `rows`."""
         if scope:
             db.execute("DELETE FROM skipped WHERE path = ? OR path GLOB ?",
-                       (scope, _glob_escape(scope.rstrip("/")) + "/*"))
+                       (scope, glob_escape(scope.rstrip("/")) + "/*"))
         else:
             db.execute("DELETE FROM skipped")
         self.add_skipped(db, rows)
@@ -331,7 +331,7 @@ class Catalog:
         rows = self.db.execute(
             "SELECT path, reason, detail, size, mtime_ns FROM skipped"
             " WHERE ? = '' OR path = ? OR path GLOB ? ORDER BY path",
-            (scope, scope, _glob_escape(scope.rstrip("/")) + "/*"))
+            (scope, scope, glob_escape(scope.rstrip("/")) + "/*"))
         return {r[0]: SkipRecord(*r) for r in rows}
 
     def bump_generation(self, db: sqlite3.Connection) -> int:
@@ -391,7 +391,7 @@ class Catalog:
 _FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking"
 
 
-def _glob_escape(text: str) -> str:
+def glob_escape(text: str) -> str:
     """Make `text` match itself literally inside a SQLite GLOB pattern."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
