@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,7 +181,8 @@ def test_stdio_proxy_forwards_to_the_running_daemon(served: Daemon) -> None:
 def test_a_taken_port_is_an_error_naming_it(served: Daemon, tmp_path: Path) -> None:
     done = semlith(tmp_path / "other-home", "serve", "--port", str(served.port), timeout=60)
     assert done.returncode == 1
-    assert f"port {served.port} on 127.0.0.1 is in use" in done.stderr
+    assert f"port {served.port} on 127.0.0.1 is in use by a semlith 0.1.0 daemon" \
+        in done.stderr
     again = semlith(served.home, "serve", "--port", "0", timeout=60)
     assert again.returncode == 1 and "a semlith daemon already runs" in again.stderr
 
@@ -205,3 +207,18 @@ def test_proxy_answers_then_exits_when_stdin_closes(served: Daemon) -> None:
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout.splitlines()[0])
     assert answer["id"] == 7 and answer["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_a_stale_discovery_file_is_ignored_and_replaced(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    indexed_sample(tmp_path, home)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (home / "daemon.json").write_text(json.dumps(
+        {"pid": dead.pid, "port": 1, "version": "0.0.1", "started": 0}))
+    assert "no semlith daemon is running" in semlith(home, "status").stderr
+    daemon = start_daemon(home)  # waits until daemon.json names the new pid
+    try:
+        assert json.loads((home / "daemon.json").read_text())["pid"] == daemon.proc.pid
+    finally:
+        assert daemon.stop() == 0

@@ -85,11 +85,27 @@ def bind(port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
-            raise CannotServe(f"port {port} on 127.0.0.1 is in use by another program; "
+            holder = _semlith_on(port)
+            who = f"a semlith {holder} daemon (of another SEMLITH_HOME)" if holder \
+                else "another program"
+            raise CannotServe(f"port {port} on 127.0.0.1 is in use by {who}; "
                               "pass --port or set SEMLITH_PORT") from None
         raise CannotServe(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
     sock.listen(128)
     return sock
+
+
+def _semlith_on(port: int) -> str | None:
+    """The version of the semlith daemon answering on `port`, if one does."""
+    import json
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+            body = json.loads(answer.read())
+    except (OSError, ValueError):
+        return None
+    return str(body.get("version")) if isinstance(body, dict) and body.get("ok") else None
 
 
 def choose_stores(home: Path, named: Sequence[str]) -> list[StoreEntry]:
