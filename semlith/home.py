@@ -63,15 +63,6 @@ def register_store(home: Path, entry: StoreEntry) -> None:
         {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
 
 
-def unregister_store(home: Path, folder: str) -> bool:
-    entries = registered_stores(home)
-    kept = [e for e in entries if e.folder != folder]
-    if len(kept) != len(entries):
-        _write_private(home / REGISTRY, json.dumps(
-            {"stores": [asdict(e) for e in kept]}, indent=2) + "\n")
-    return len(kept) != len(entries)
-
-
 def agent_key(home: Path) -> str:
     """The key agents present as `Authorization: Bearer <key>`; minted on first use."""
     path = home / AGENT_KEY

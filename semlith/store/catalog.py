@@ -360,10 +360,6 @@ class Catalog:
         return [r[0] for r in self.db.execute(
             "SELECT id FROM chunks WHERE file_id=? ORDER BY ordinal", (file_id,))]
 
-    def max_chunk_id(self) -> int:
-        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name='chunks'").fetchone()
-        return int(row[0]) if row else 0
-
     # -- reading chunks ------------------------------------------------------------------
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:

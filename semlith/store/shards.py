@@ -46,11 +46,6 @@ SHARD_SUFFIX = ".tq"
 BIT_WIDTH = 4
 
 
-def shard_of(chunk_id: int) -> int:
-    """The first id of the shard that holds `chunk_id`."""
-    return (chunk_id // SHARD_SPAN) * SHARD_SPAN
-
-
 def shard_name(first_id: int) -> str:
     return f"{first_id:016d}{SHARD_SUFFIX}"
 
