@@ -281,6 +281,9 @@ class Indexer:
         rel = item.cand.rel
         try:
             data = item.cand.path.read_bytes()
+            # The file may have changed since the scan hashed it: record the hash of
+            # the bytes actually indexed, so the next run sees any later change.
+            item.digest = content_hash(data)
             text = extract_text(rel, data)
         except Binary:
             self._skip(item, "binary", "")
