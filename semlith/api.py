@@ -5,8 +5,9 @@ Adapters parse their input, call these, and format the result; no logic lives in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,6 +103,17 @@ def store_dirs(app: App, given: Sequence[Path]) -> list[Path]:
     if app.settings.stores:
         return [p.resolve() for p in app.settings.stores]
     return [require_store(Path.cwd())]
+
+
+@contextmanager
+def stores_open(app: App, dirs: Sequence[Path]) -> Iterator[list[tuple[str, Store]]]:
+    """`open_stores` that closes them again: `with stores_open(app, dirs) as opened:`."""
+    opened = open_stores(app, dirs)
+    try:
+        yield opened
+    finally:
+        for _, store in opened:
+            store.close()
 
 
 def open_stores(app: App, dirs: Sequence[Path]) -> list[tuple[str, Store]]:

@@ -149,12 +149,8 @@ def search(ctx: click.Context, query: str, k: int, as_json: bool, stores: tuple[
         dirs = api.store_dirs(app, stores)
         hits = _search_by_daemon(app, dirs, query, k, path, ext, lang)
         if hits is None:
-            opened = api.open_stores(app, dirs)
-            try:
+            with api.stores_open(app, dirs) as opened:
                 hits = api.search(app, opened, query, k, _filters(path, ext, lang))
-            finally:
-                for _, store in opened:
-                    store.close()
     if as_json:
         click.echo(json.dumps([h.as_json() for h in hits], indent=2))
     elif not hits:
@@ -197,18 +193,15 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[Path, ...
 
     app = _app(ctx)
     with _errors():
-        opened = api.open_stores(app, api.store_dirs(app, stores))
-        try:
+        dirs = api.store_dirs(app, stores)
+        with api.stores_open(app, dirs) as opened:
             hits = find_symbols(opened, name)
-        finally:
-            for _, store in opened:
-                store.close()
     if as_json:
         click.echo(json.dumps([h.as_json() for h in hits], indent=2))
     elif not hits:
         click.echo(f"no definition of {name!r}")
     for hit in [] if as_json else hits:
-        where = f"[{hit.store}] " if len(opened) > 1 else ""
+        where = f"[{hit.store}] " if len(dirs) > 1 else ""
         click.echo(f"{where}{hit.locator}  {hit.kind} {hit.qualname}\n    {hit.signature}")
 
 
@@ -223,9 +216,9 @@ def stats(ctx: click.Context, store_dir: Path | None, as_json: bool) -> None:
 
     app = _app(ctx)
     with _errors():
-        (_, store), = api.open_stores(app, api.store_dirs(app, [store_dir] if store_dir else []))
-        info = store.stats()
-        store.close()
+        with api.stores_open(app, api.store_dirs(app, [store_dir] if store_dir else [])) \
+                as ((_, store),):
+            info = store.stats()
         info["watch"] = _daemon_watch(app, Path(info["folder"]))
     click.echo(json.dumps(info, indent=2) if as_json else format_stats(info))
 
@@ -259,16 +252,16 @@ def files(ctx: click.Context, store_dir: Path | None, skipped: bool, as_json: bo
     from semlith import api
 
     app = _app(ctx)
-    with _errors():
-        (_, store), = api.open_stores(app, api.store_dirs(app, [store_dir] if store_dir else []))
+    dirs = [store_dir] if store_dir else []
+    with _errors(), api.stores_open(app, api.store_dirs(app, dirs)) as ((_, store),):
         if skipped:
             rows: list[dict[str, Any]] = [
                 {"path": r.path, "reason": r.reason, "detail": r.detail}
                 for r in store.catalog.skipped().values()]
         else:
             rows = [{"path": f.path, "size": f.size, "lang": f.lang,
-                     "state": "indexed" if f.hash else "pending"} for f in store.catalog.files()]
-        store.close()
+                     "state": "indexed" if f.hash else "pending"}
+                    for f in store.catalog.files()]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return

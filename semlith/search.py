@@ -281,16 +281,17 @@ def _count_selected(store: Store, where: str, params: list[str]) -> int:
 def _dense(store: Store, vector: np.ndarray, want: int, where: str, params: list[str],
            selected: int | None) -> list[int]:
     if selected is None:
-        return [i for i, _ in store.dense_search(vector, want)]
+        return [i for i, _ in store.dense_search(vector, want, live=False)]
     total = store.catalog.chunk_count() or 1
     if selected <= ALLOWLIST_MAX_ROWS or selected <= ALLOWLIST_MAX_SHARE * total:
         cur = store.catalog.db.execute(
             "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id"
             f" WHERE f.hash != '' AND ({where})", params)
         allow = np.fromiter((r[0] for r in cur), dtype=np.uint64)
-        return [i for i, _ in store.dense_search(vector, want, allowlist=allow)]
+        return [i for i, _ in store.dense_search(vector, want, allowlist=allow, live=False)]
     # Most of the store is selected: over-fetch, keep the selected, fall back if short.
-    over = store.dense_search(vector, min(total, int(want * 2 * total / selected) + want))
+    over = store.dense_search(vector, min(total, int(want * 2 * total / selected) + want),
+                              live=False)  # the filter query below only keeps live chunks
     ids = [i for i, _ in over]
     marks = ",".join("?" * len(ids))
     keep = {r[0] for r in store.catalog.db.execute(

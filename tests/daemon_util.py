@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,3 +100,14 @@ def wait_model(daemon: Daemon, timeout: float = 120) -> None:
             return
         time.sleep(0.1)
     raise AssertionError("the model did not load")
+
+
+def served_sample(tmp: Path) -> Iterator[tuple[Daemon, Path]]:
+    """The body of a module fixture: an indexed sample served by a ready daemon, stopped
+    (and checked to exit 0) afterwards. Yields (daemon, root)."""
+    home = tmp / "home"
+    root = indexed_sample(tmp, home)
+    daemon = start_daemon(home)
+    wait_model(daemon)
+    yield daemon, root
+    assert daemon.stop() == 0

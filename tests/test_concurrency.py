@@ -14,7 +14,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.daemon_util import Daemon, indexed_sample, start_daemon, wait_model
+from tests.daemon_util import Daemon, served_sample
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 MODERN = "2026-07-28"
@@ -33,13 +33,7 @@ QUERIES = {
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, Path]]:
-    tmp = tmp_path_factory.mktemp("concurrency")
-    home = tmp / "home"
-    root = indexed_sample(tmp, home)
-    daemon = start_daemon(home)
-    wait_model(daemon)
-    yield daemon, root
-    assert daemon.stop() == 0
+    yield from served_sample(tmp_path_factory.mktemp("concurrency"))
 
 
 def _tool_call(daemon: Daemon, name: str, arguments: dict[str, Any],

@@ -18,7 +18,14 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client, type
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.daemon_util import Daemon, env_for, indexed_sample, semlith, start_daemon, wait_model
+from tests.daemon_util import (
+    Daemon,
+    env_for,
+    indexed_sample,
+    semlith,
+    served_sample,
+    start_daemon,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 MODERN = "2026-07-28"
@@ -26,13 +33,8 @@ MODERN = "2026-07-28"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    tmp = tmp_path_factory.mktemp("daemon")
-    home = tmp / "home"
-    indexed_sample(tmp, home)
-    daemon = start_daemon(home)
-    wait_model(daemon)
-    yield daemon
-    assert daemon.stop() == 0
+    for daemon, _ in served_sample(tmp_path_factory.mktemp("daemon")):
+        yield daemon
 
 
 def _session_client(daemon: Daemon) -> object:

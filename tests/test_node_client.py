@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon_util import Daemon, indexed_sample, start_daemon, wait_model
+from tests.daemon_util import Daemon, served_sample
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,13 +64,8 @@ def node_sdk() -> Path:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    tmp = tmp_path_factory.mktemp("node")
-    home = tmp / "home"
-    indexed_sample(tmp, home)
-    daemon = start_daemon(home)
-    wait_model(daemon)
-    yield daemon
-    assert daemon.stop() == 0
+    for daemon, _ in served_sample(tmp_path_factory.mktemp("node")):
+        yield daemon
 
 
 def _run_client(node_sdk: Path, tmp_path: Path, daemon: Daemon,

@@ -221,33 +221,36 @@ class Store:
     # -- searching -----------------------------------------------------------------------
 
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
-                     rescore: int = RESCORE_HEAD) -> list[tuple[int, float]]:
+                     rescore: int = RESCORE_HEAD, live: bool = True) -> list[tuple[int, float]]:
         """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the head.
 
-        `allowlist` restricts the scan to those chunk ids. With `SEMLITH_PERF=off` this is
-        an exact brute-force scan of the sidecar instead (slow, the reference answer).
+        `allowlist` restricts the scan to those chunk ids. With `live`, ids whose chunk was
+        deleted (and not yet trashed by the writer) are dropped; a caller that looks the
+        chunks up anyway (search does) passes False and saves that query. With
+        `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
+        the reference answer).
         """
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
         want = max(k, rescore)
         if not self.settings.perf:
-            return self._live(self._exact_scan(query, want + 32, allowlist))[:k]
+            return self._live(self._exact_scan(query, want + 32, allowlist), live)[:k]
         try:
             approx_scores, ids = self.shards.search(query, want, allowlist)
         except (ValueError, OSError) as exc:  # a shard corrupt on disk: answer exactly instead
             self.shards.note_unreadable(str(exc))
-            return self._live(self._exact_scan(query, want + 32, allowlist))[:k]
+            return self._live(self._exact_scan(query, want + 32, allowlist), live)[:k]
         found, vectors = self.exact.fetch(ids)
         scores = approx_scores.astype(np.float32)
         if found.any():
             scores[found] = vectors @ query
         order = np.argsort(-scores, kind="stable")
-        return self._live([(int(ids[i]), float(scores[i])) for i in order])[:k]
+        return self._live([(int(ids[i]), float(scores[i])) for i in order], live)[:k]
 
-    def _live(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _live(self, ranked: list[tuple[int, float]], check: bool) -> list[tuple[int, float]]:
         """Drop ids whose chunk no longer exists (a writer may not have trashed them yet)."""
-        if not ranked:
+        if not ranked or not check:
             return ranked
         marks = ",".join("?" * len(ranked))
         alive = {r[0] for r in self.catalog.db.execute(
