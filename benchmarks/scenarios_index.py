@@ -17,7 +17,7 @@ from synth import DIM, build_store
 from semlith.api import App, open_for_index, run_index
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
-from semlith.search import Filters, Searcher, _keyword, filter_sql
+from semlith.search import CANDIDATES, Filters, Searcher, _keyword, filter_sql
 from semlith.settings import Settings
 from semlith.store import Store
 
@@ -149,9 +149,10 @@ def _query_at(store: Store, model: FastEmbedder, executor: ThreadPoolExecutor | 
     cycle = itertools.cycle(QUESTIONS)
     embed = timed(lambda: model.embed_query(next(cycle)), runs=len(QUESTIONS))
     vector = model.embed_query(QUESTIONS[0])
-    dense = timed(lambda: store.dense_search(vector, 50), runs=60)
+    dense = timed(lambda: store.dense_search(vector, CANDIDATES), runs=60)
     where, params = filter_sql(Filters())
-    keyword = timed(lambda: _keyword(store, next(cycle), 50, where, params), runs=60)
+    keyword = timed(lambda: _keyword(store, next(cycle), CANDIDATES, where, params),
+                    runs=60)
     # Every query embedded (the honest total), then the same query again (an LRU hit).
     uncached = Searcher([("bench", store)], EmbedderPool(lambda n: model, cache=False),
                         executor=executor)

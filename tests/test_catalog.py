@@ -77,7 +77,35 @@ def test_keyword_finds_and_fts_follows_deletes(catalog: Catalog) -> None:
         catalog.replace_chunks(db, 1, [ChunkRow(1, 2, "something else entirely")])
     assert catalog.keyword("retry backoff", 5) == []
     assert catalog.keyword("entirely", 5)
-    # FTS5 integrity: the external-content index matches the table.
+    # FTS5 integrity: the index is consistent after the deletes above.
+    catalog.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+
+
+def test_a_store_from_before_the_contentless_index_is_upgraded(tmp_path: Path) -> None:
+    """Migration 5 rebuilds the keyword index of an existing store, which stays in step."""
+    path = tmp_path / "store.db"
+    old = sqlite3.connect(path)
+    for script in MIGRATIONS[:4]:
+        old.executescript(script)
+    old.executescript(
+        "PRAGMA user_version = 4;"
+        "INSERT INTO meta VALUES ('format_version', '2'), ('generation', '0');"
+        "INSERT INTO files(id, path, hash) VALUES (1, 'a.py', 'h');"
+        "INSERT INTO chunks(file_id, ordinal, start_line, end_line, text, idents) VALUES"
+        " (1, 0, 1, 3, 'retry with exponential backoff', ''),"
+        " (1, 1, 4, 6, 'def parseArgs(argv)', 'parse args');")
+    old.close()
+    catalog = Catalog.open(path)
+    options = catalog.db.execute(
+        "SELECT sql FROM sqlite_master WHERE name='chunks_fts'").fetchone()[0]
+    assert "content=''" in options and "columnsize=0" in options
+    assert catalog.meta("format_version") == str(FORMAT_VERSION)
+    assert [catalog.chunks([i])[i].start_line for i, _ in catalog.keyword("backoff", 5)] == [1]
+    assert catalog.keyword("parse", 5) and catalog.document_counts(["retry"]) == {"retry": 1}
+    with catalog.transaction() as db:
+        catalog.replace_chunks(db, 1, [ChunkRow(1, 2, "nothing in common")])
+    assert catalog.keyword("backoff", 5) == [] and catalog.keyword("parse", 5) == []
+    assert catalog.document_counts(["retry", "common"]) == {"retry": 0, "common": 1}
     catalog.db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
 
 

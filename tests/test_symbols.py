@@ -14,6 +14,7 @@ from semlith.api import App
 from semlith.cli import main
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.store.catalog import FORMAT_VERSION
 from semlith.symbols import identifiers
 from tests.conftest import HashEmbedder
 
@@ -130,5 +131,5 @@ def test_format_one_store_is_upgraded(tmp_path: Path, settings: Settings) -> Non
     store.catalog.set_meta("format_version", 1)
     store.close()
     again = Store.open(folder, settings=settings)
-    assert again.catalog.meta("format_version") == "2"
+    assert again.catalog.meta("format_version") == str(FORMAT_VERSION)
     again.close()

@@ -24,7 +24,8 @@ from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.migrations import MIGRATIONS
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
-FORMAT_VERSION = 2
+# 3: the keyword index is contentless, without token counts (migration 5, on open).
+FORMAT_VERSION = 3
 CATALOG_NAME = "store.db"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -162,8 +163,8 @@ class Catalog:
                 db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(fmt),))
                 db.execute("INSERT INTO meta VALUES ('generation', '0')")
             elif fmt < FORMAT_VERSION:
-                # Readable after the migrations above; its files carry no chunking
-                # fingerprint, so the next index run cuts them again.
+                # Readable after the migrations above; a format-1 store's files carry no
+                # chunking fingerprint, so the next index run cuts them again.
                 db.execute("UPDATE meta SET value=? WHERE key='format_version'",
                            (str(FORMAT_VERSION),))
 

@@ -85,4 +85,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE symbols ADD COLUMN signature TEXT NOT NULL DEFAULT '';
     CREATE INDEX symbols_qualname ON symbols(qualname COLLATE NOCASE);
     """,
+    # 5: a contentless keyword index without per-chunk token counts. FTS5's bm25 read
+    # each matching chunk's size from `chunks_fts_docsize` (~1 µs a chunk, 3.7x the
+    # rest of the keyword search at 100k chunks; docs/performance.md). Without sizes it
+    # ranks as BM25 with no length normalisation (k1 = 0.3): chunks are size-capped.
+    # The triggers of migration 1 stay: they name the table, and already pass the old
+    # text to 'delete', as a contentless table needs.
+    """
+    DROP TABLE chunks_vocab;
+    DROP TABLE chunks_fts;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(text, idents, content='', columnsize=0);
+    INSERT INTO chunks_fts(rowid, text, idents) SELECT id, text, idents FROM chunks;
+    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+    """,
 ]
