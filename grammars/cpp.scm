@@ -90,6 +90,12 @@
 (template_declaration [
   (class_specifier name: (type_identifier) @name body: (_)) @definition.class
   (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+  ; A (partial) specialisation, `template <...> struct formatter<T, Char> {...}`, is named
+  ; by its template: `semlith symbol formatter` lists them beside the primary one.
+  (class_specifier name: (template_type name: (type_identifier) @name) body: (_))
+    @definition.class
+  (struct_specifier name: (template_type name: (type_identifier) @name) body: (_))
+    @definition.struct
   (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
   (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
   (declaration (type_qualifier ["const" "constexpr"]) declarator: (init_declarator declarator: [

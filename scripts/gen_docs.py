@@ -69,6 +69,9 @@ def languages() -> str:
             "- **line windows**: 800-character windows with two lines of overlap. A parse "
             "that fails or takes over 3 s falls back to these too (`semlith stats` counts "
             "them).\n\n"
+            "A `.h` header is read as C++ (as universal-ctags maps it): the C++ grammar "
+            "reads C headers too, the C grammar fails on C++ ones. `--lang cpp` selects "
+            "them.\n\n"
             "| language | files | chunking | definitions |\n|---|---|---|---|\n"
             + "\n".join(rows) + "\n")
 

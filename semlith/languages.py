@@ -27,9 +27,11 @@ LANGUAGES: tuple[Language, ...] = (
     Language("go", (".go",), "go"),
     Language("rust", (".rs",), "rust"),
     Language("java", (".java",), "java"),
-    Language("c", (".c", ".h"), "c"),
-    Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp",
-                     ".tpp", ".inl"), "cpp"),
+    Language("c", (".c",), "c"),
+    # `.h` is C++, as universal-ctags maps it: the C++ grammar reads C headers too, while
+    # the C grammar fails on C++ ones (templates, namespaces, classes).
+    Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".h++",
+                     ".ipp", ".tpp", ".inl"), "cpp"),
     Language("csharp", (".cs",), "csharp"),
     Language("ruby", (".rb", ".rake", ".gemspec", ".ru"), "ruby",
              ("Rakefile", "Gemfile", "Guardfile")),

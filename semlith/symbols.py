@@ -4,7 +4,8 @@ A query is looked up by the identifiers in it: `HTTPException`, `basic_json`,
 `Rack::Builder`, `Type.method`, `parse_args`. A plain word counts only when it is the
 whole query. Definitions are ranked: the exact spelling first, then a matching
 qualifier (`Rack::Builder` prefers `Builder` inside `Rack`), class-like kinds before
-functions, shorter paths (less nested, less likely vendored) first.
+functions, a C++ primary template before its specialisations, shorter paths (less
+nested, less likely vendored) first.
 """
 
 from __future__ import annotations
@@ -90,11 +91,20 @@ def lookup(store: Store, ident: Identifier, *, where: str = "1",
         rows = [r for r in rows if r[5] == ident.name] or rows
         rows = [r for r in rows if qualified(r)] or rows
 
-    def rank(row: tuple[Any, ...]) -> tuple[bool, bool, int, int, int]:
+    def rank(row: tuple[Any, ...]) -> tuple[bool, bool, int, bool, int, int]:
         return (row[5] != ident.name, not qualified(row), _KIND_ORDER.get(row[4], 5),
-                row[1].count("/"), len(row[1]))
+                _specialised(row[5], row[7]), row[1].count("/"), len(row[1]))
 
     return sorted(rows, key=rank)[:limit]
+
+
+def _specialised(name: str, signature: str) -> bool:
+    """`struct formatter<int> {`: a C++ specialisation, listed after its primary template.
+
+    (A generic class's own signature, `class Box<T>`, reads the same; it only moves
+    relative to definitions of its name that have no angle brackets.)
+    """
+    return re.search(rf"\b{re.escape(name)}\s*<", signature or "") is not None
 
 
 def symbol_list(store: Store, query: str, want: int, where: str,

@@ -143,6 +143,34 @@ def test_unknown_extension_gets_line_windows() -> None:
     assert result.strategy == "lines"
 
 
+C_HEADER = """\
+#ifndef RING_H
+#define RING_H
+#define RING_MAX 64
+
+/* A fixed-size byte ring. */
+typedef struct {
+    unsigned char data[RING_MAX];
+    int head, tail;
+} ring_t;
+
+enum ring_state { RING_EMPTY, RING_FULL };
+
+static inline int ring_size(const ring_t *r) { return r->head - r->tail; }
+#endif
+"""
+
+
+def test_a_c_header_is_read_by_the_cpp_grammar_and_keeps_its_definitions() -> None:
+    assert language_of("include/ring.h").name == "cpp"  # type: ignore[union-attr]
+    result = chunk_file(C_HEADER, language_of("include/ring.h"))
+    assert result.strategy == "definitions"
+    found = {(s.name, s.kind, s.start_line) for s in result.symbols}
+    assert {("RING_MAX", "constant", 3), ("ring_t", "struct", 5),
+            ("ring_state", "enum", 11), ("ring_size", "function", 13)} <= found
+    assert_exact(result, C_HEADER)
+
+
 def test_parse_timeout_falls_back_to_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("semlith.ingest.definitions.PARSE_SECONDS", -1.0)
     result = chunk_file("def f():\n    return 1\n", PY)

@@ -178,6 +178,7 @@ CASES = [
         # `Lru<Parser>::get` outside its class: a method named by its last part.
         ("docs::cache.get", "method", 61, 85),
         ("overflow", "function", 92, 96),
+        ("Printer", "struct", 101, 105),  # a partial specialisation, named by its template
     ], {"docs::cache.Lru.stats": "const Stats& stats() const"}),
     Case("csharp.cs", "Example.Jobs.Scheduler.RunDueAsync", [
         ("Handler", "type", 4, 4),

@@ -53,6 +53,22 @@ class Other:
     def use(self, x):
         return x
 ''',
+    # A header is read as C++; the primary template lists before a specialisation
+    # that a shorter path would otherwise put first.
+    "fmt/a.h": '''
+namespace fmt {
+template <> struct formatter<int> {
+  int width = 0;
+};
+}
+''',
+    "fmt/detail/core.h": '''
+namespace fmt {
+template <typename T, typename Enable = void> struct formatter {
+  formatter() = delete;
+};
+}
+''',
 }
 
 
@@ -91,6 +107,14 @@ def test_symbol_command_text_and_json(tree: Path) -> None:
     assert run("symbol", "Builder::use", "--json").output == run(
         "symbol", "Builder.use", "--json").output
     assert run("symbol", "nothing_here").output.strip() == "no definition of 'nothing_here'"
+
+
+def test_a_primary_template_comes_before_its_specialisations(tree: Path) -> None:
+    hits = json.loads(run("symbol", "formatter", "--json").output)
+    assert [(h["path"], h["kind"], h["qualname"]) for h in hits[:2]] == [
+        ("fmt/detail/core.h", "struct", "fmt.formatter"),
+        ("fmt/a.h", "struct", "fmt.formatter")]
+    assert hits[1]["signature"].startswith("template <> struct formatter<int>")
 
 
 @pytest.mark.parametrize(("query", "path", "def_line"), [
