@@ -269,7 +269,8 @@ class Searcher:
         # Fewer files than hits asked for: the best of the held-back chunks follow, scored
         # below every file's first (a small project still gets k answers).
         if len(chosen) < k and held_back:
-            floor = 0.99 * (chosen[-1][1] if chosen else held_back[0][1]) / held_back[0][1]
+            top = held_back[0][1]
+            floor = 0.99 * (chosen[-1][1] if chosen else top) / top if top > 0 else 0.0
             chosen += [(cid, score * floor) for cid, score in held_back[: k - len(chosen)]]
         chosen = chosen[:k]
         hits = []

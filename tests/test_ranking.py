@@ -42,3 +42,11 @@ def test_enough_files_means_one_hit_each(make_store: Callable[..., Store]) -> No
 def test_no_per_file_limit_ranks_chunks_alone(make_store: Callable[..., Store]) -> None:
     hits = _searcher(make_store, Ranking(max_per_file=0)).search("walrus", k=3)
     assert [h.path for h in hits].count("big.md") >= 2
+
+
+def test_a_list_weighted_zero_scores_nothing_and_breaks_nothing(
+        make_store: Callable[..., Store]) -> None:
+    searcher = _searcher(make_store, Ranking(dense_weight=0, keyword_weight=0,
+                                             path_weight=0, symbol_weight=0))
+    hits = searcher.search("walrus", k=6)
+    assert len(hits) == 6 and all(h.score >= 0 for h in hits)
