@@ -86,9 +86,9 @@ MIGRATIONS: list[str] = [
     CREATE INDEX symbols_qualname ON symbols(qualname COLLATE NOCASE);
     """,
     # 5: a contentless keyword index without per-chunk token counts. FTS5's bm25 read
-    # each matching chunk's size from `chunks_fts_docsize` (~1 µs a chunk, 3.7x the
-    # rest of the keyword search at 100k chunks; docs/performance.md). Without sizes it
-    # ranks as BM25 with no length normalisation (k1 = 0.3): chunks are size-capped.
+    # each matching chunk's size from `chunks_fts_docsize`: ~1.3 µs a matching chunk,
+    # ~0.3 µs without (docs/performance.md, "query"). Without sizes it ranks as BM25
+    # with no length normalisation (k1 = 0.3): chunks are size-capped anyway.
     # The triggers of migration 1 stay: they name the table, and already pass the old
     # text to 'delete', as a contentless table needs.
     """
