@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from py_rust_stemmers import SnowballStemmer
 
 from semlith.embed.pool import EmbedderPool
 from semlith.errors import SemlithError
@@ -134,12 +135,18 @@ def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] |
     words = words or [w for w in fts_query(text).split(" OR ") if w]
     if doc_counts is None or not total or not words:
         return " OR ".join(words)
-    tokens = {w: _TOKEN.findall(w.strip('"')) for w in words}
-    counts = doc_counts(sorted({t for parts in tokens.values() for t in parts}))
+    tokens = {w: _TOKEN.findall(w.strip('"').lower()) for w in words}
+    # The index holds Porter stems; look a word up as typed and as (Snowball) stemmed,
+    # which agree on nearly every word, and take the commoner.
+    forms = {t: (t, stem(t)) for parts in tokens.values() for t in parts}
+    counts = doc_counts(sorted({f for pair in forms.values() for f in pair}))
     limit = MAX_DF * total
+
+    def count(token: str) -> int:
+        return max(counts.get(form, 0) for form in forms[token])
+
     # A quoted word holding several tokens is a phrase: as rare as its rarest token.
-    kept = [w for w, parts in tokens.items()
-            if min((counts.get(t, 0) for t in parts), default=0) <= limit]
+    kept = [w for w, parts in tokens.items() if min(map(count, parts), default=0) <= limit]
     return " OR ".join(kept)
 
 
@@ -167,15 +174,14 @@ class Ranking:
     max_per_file: int = 1  # 0: no limit
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s")
+_STEMMER = SnowballStemmer("english")
 
 
 def stem(word: str) -> str:
-    """A crude English stem for matching query words against path words."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    """The English (Snowball) stem of a lowercase word, for matching query words against
+    path words: `dependency` and `dependencies` are both `depend`."""
+    stemmed: str = _STEMMER.stem_word(word)
+    return stemmed
 
 
 @functools.lru_cache(maxsize=65536)

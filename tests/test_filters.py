@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from semlith.search import Filters, filter_sql, keyword_query
+from semlith.search import Filters, filter_sql, keyword_query, path_words, stem
 
 PATHS = ["src/app.py", "src/util/helpers.py", "tests/test_app.py", "docs/index.md",
          "lib/src/deep.rs", "README.md", "web/src/main.ts"]
@@ -55,3 +55,18 @@ def test_no_filters_selects_everything() -> None:
 def test_keyword_query_drops_stopwords_but_never_everything() -> None:
     assert keyword_query("how does retry backoff work") == '"retry" OR "backoff" OR "work"'
     assert keyword_query("how is it") == '"how" OR "is" OR "it"'
+
+
+def test_a_word_whose_stem_is_in_most_chunks_is_dropped() -> None:
+    """The index holds Porter stems: `retries` is counted as `retri`."""
+    def counts(terms: list[str]) -> dict[str, int]:
+        return {t: 90 if t == "retri" else 1 for t in terms}
+
+    assert keyword_query("retries timeout", counts, total=100) == '"timeout"'
+    assert keyword_query("retries timeout", counts, total=1000) == '"retries" OR "timeout"'
+
+
+def test_query_words_and_path_words_meet_at_their_stems() -> None:
+    assert stem("dependency") == stem("dependencies") == "depend"
+    assert stem("routing") in path_words("app/routes.py")
+    assert stem("dependency") in path_words("fastapi/dependencies/utils.py")

@@ -85,16 +85,18 @@ MIGRATIONS: list[str] = [
     ALTER TABLE symbols ADD COLUMN signature TEXT NOT NULL DEFAULT '';
     CREATE INDEX symbols_qualname ON symbols(qualname COLLATE NOCASE);
     """,
-    # 5: a contentless keyword index without per-chunk token counts. FTS5's bm25 read
-    # each matching chunk's size from `chunks_fts_docsize`: ~1.3 µs a matching chunk,
-    # ~0.3 µs without (docs/performance.md, "query"). Without sizes it ranks as BM25
-    # with no length normalisation (k1 = 0.3): chunks are size-capped anyway.
+    # 5: a contentless keyword index of Porter stems without per-chunk token counts.
+    # FTS5's bm25 read each matching chunk's size from `chunks_fts_docsize`: ~1.3 µs a
+    # matching chunk, ~0.3 µs without (docs/performance.md, "query"). Without sizes it
+    # ranks as BM25 with no length normalisation (k1 = 0.3): chunks are size-capped
+    # anyway. Stems let `registered` find `register` (measured: NDCG@10 +0.008).
     # The triggers of migration 1 stay: they name the table, and already pass the old
     # text to 'delete', as a contentless table needs.
     """
     DROP TABLE chunks_vocab;
     DROP TABLE chunks_fts;
-    CREATE VIRTUAL TABLE chunks_fts USING fts5(text, idents, content='', columnsize=0);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        text, idents, content='', columnsize=0, tokenize='porter unicode61');
     INSERT INTO chunks_fts(rowid, text, idents) SELECT id, text, idents FROM chunks;
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     """,
