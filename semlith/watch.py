@@ -18,6 +18,7 @@ import errno
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +26,12 @@ from typing import Any
 
 from semlith.indexer import IndexReport
 from semlith.ingest.walk import is_ignored
+
+# watchdog warns when a folder created during a burst gets its inotify watch twice (it
+# keeps one callback): harmless, and under `python -W error` the warning would kill the
+# observer thread and with it every later event.
+warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch",
+                        category=RuntimeWarning)
 
 log = logging.getLogger("semlith.watch")
 DEBOUNCE_SECONDS = 0.5
