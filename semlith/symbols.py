@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from semlith.store import Store
 
@@ -28,8 +28,24 @@ class Identifier:
     text: str  # as typed
 
 
+class Located:
+    """A result at `path:start-end` (a search hit, a definition): its JSON is its fields."""
+
+    __slots__ = ()
+    path: str
+    start_line: int
+    end_line: int
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(cast(Any, self))
+
+    @property
+    def locator(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
 @dataclass(frozen=True, slots=True)
-class SymbolHit:
+class SymbolHit(Located):
     """One definition. `as_json()` is the `symbol --json` schema."""
 
     store: str
@@ -40,13 +56,6 @@ class SymbolHit:
     name: str
     qualname: str
     signature: str
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
-    def locator(self) -> str:
-        return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
 def identifiers(query: str) -> list[Identifier]:

@@ -3,8 +3,33 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
-from semlith.ingest.chunk import MAX_CHARS, Chunked
+from semlith.ingest.chunk import MAX_CHARS, Chunked, Symbol, chunk_file
+from semlith.languages import language_of
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
+KINDS = {"function", "method", "class", "struct", "enum", "interface", "impl", "module",
+         "constant", "type"}
+
+
+def fixture_id(case: object) -> str:
+    """A test id from a case's fixture file name: "cpp.cpp" -> "cpp"."""
+    return str(case.fixture).split(".")[0]
+
+
+def chunked_fixture(fixture: str) -> tuple[list[str], Chunked]:
+    """A fixture's lines, and how it is chunked."""
+    path = FIXTURES / fixture
+    text = path.read_text()
+    return text.split("\n"), chunk_file(text, language_of(path))
+
+
+def def_line(lines: list[str], symbol: Symbol) -> int:
+    """The line the signature was taken from (the definition proper, after attributes);
+    0 when none is."""
+    return next((n for n in range(symbol.start_line, symbol.end_line + 1)
+                 if lines[n - 1].strip()[:200] == symbol.signature), 0)
 
 
 def size(lines: list[str], start: int, end: int) -> int:

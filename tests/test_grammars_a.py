@@ -12,23 +12,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 
 import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
-from semlith.ingest.chunk import Chunked, Symbol, chunk_file
 from semlith.languages import language_of
 from tests.grammar_checks import (
+    FIXTURES,
+    KINDS,
     assert_chunks_are_the_files_lines_once,
     assert_long_definition_split_between_lines,
     assert_small_definitions_are_never_cut,
+    chunked_fixture,
+    def_line,
+    fixture_id,
 )
-
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
-KINDS = {"function", "method", "class", "struct", "enum", "interface", "impl", "module",
-         "constant", "type"}
 
 
 @dataclass(frozen=True)
@@ -202,64 +201,48 @@ CASES = [
 LANGUAGES = ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp")
 
 
-def _id(case: Case) -> str:
-    return case.fixture.split(".")[0]
-
-
-def _chunked(case: Case) -> tuple[list[str], Chunked]:
-    path = FIXTURES / case.fixture
-    text = path.read_text()
-    return text.split("\n"), chunk_file(text, language_of(path))
-
-
-def _def_line(lines: list[str], symbol: Symbol) -> int:
-    """The line the signature was taken from (the definition proper, after attributes)."""
-    return next((n for n in range(symbol.start_line, symbol.end_line + 1)
-                 if lines[n - 1].strip()[:200] == symbol.signature), 0)
-
-
 def test_the_table_covers_every_language() -> None:
     assert sorted(language_of(FIXTURES / c.fixture).name for c in CASES) == sorted(LANGUAGES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_every_definition_is_found_with_its_lines(case: Case) -> None:
-    _, chunked = _chunked(case)
+    _, chunked = chunked_fixture(case.fixture)
     assert chunked.strategy == "definitions"
     found = [(s.qualname, s.kind, s.start_line, s.end_line) for s in chunked.symbols]
     assert found == case.symbols
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_each_symbol_points_at_the_chunk_holding_its_signature_and_doc(case: Case) -> None:
-    lines, chunked = _chunked(case)
+    lines, chunked = chunked_fixture(case.fixture)
     for symbol in chunked.symbols:
         chunk = chunked.chunks[symbol.chunk]
-        assert chunk.start_line <= _def_line(lines, symbol) <= chunk.end_line, symbol
+        assert chunk.start_line <= def_line(lines, symbol) <= chunk.end_line, symbol
         assert chunk.start_line <= symbol.start_line, symbol  # the doc comment is not apart
     signatures = {s.qualname: s.signature for s in chunked.symbols}
     for qualname, start in case.signatures.items():
         assert signatures[qualname].startswith(start), (qualname, signatures[qualname])
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_small_definitions_are_never_cut(case: Case) -> None:
-    assert_small_definitions_are_never_cut(*_chunked(case))
+    assert_small_definitions_are_never_cut(*chunked_fixture(case.fixture))
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_the_long_definition_is_split_between_its_lines(case: Case) -> None:
-    assert_long_definition_split_between_lines(*_chunked(case), case.long)
+    assert_long_definition_split_between_lines(*chunked_fixture(case.fixture), case.long)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_chunks_are_the_files_lines_each_line_once(case: Case) -> None:
-    assert_chunks_are_the_files_lines_once(*_chunked(case))
+    assert_chunks_are_the_files_lines_once(*chunked_fixture(case.fixture))
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_no_chunk_is_only_a_closing_bracket(case: Case) -> None:
-    _, chunked = _chunked(case)
+    _, chunked = chunked_fixture(case.fixture)
     for chunk in chunked.chunks:
         assert re.search(r"\w", re.sub(r"//.*", "", chunk.text)), chunk
 
@@ -279,8 +262,8 @@ def test_tsx_query_is_the_typescript_query() -> None:
     assert (grammars / "tsx.scm").read_text() == (grammars / "typescript.scm").read_text()
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_parsing_needs_no_network(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the grammars ship compiled in the wheel
-    _, chunked = _chunked(case)
+    _, chunked = chunked_fixture(case.fixture)
     assert chunked.strategy == "definitions" and chunked.symbols

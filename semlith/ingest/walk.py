@@ -27,16 +27,14 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
-from pathspec import GitIgnoreSpec, RegexPattern
+from semlith.ingest.ignore import Rules, load_ignore
 
 DEFAULT_MAX_BYTES = 8 << 20
 
@@ -90,9 +88,6 @@ IGNORE_FILES: dict[str, SkipReason] = {
     ".semlithignore": SkipReason.SEMLITHIGNORE,
 }
 _GIT_EXCLUDE = (".git", "info", "exclude")
-_MAX_IGNORE_FILE_BYTES = 1 << 20
-# The patterns of one ignore file in order: (regex matching a path itself, ignores it).
-_Rules = tuple[tuple[re.Pattern[str], bool], ...]
 _NOTHING: Callable[[str], bool] = frozenset[str]().__contains__
 
 
@@ -123,7 +118,7 @@ class _Skip(Exception):
 @dataclass(frozen=True, slots=True)
 class _Layer:
     base: str  # the folder holding the ignore file, relative to the root: "" or "src/"
-    rules: _Rules
+    rules: Rules
     reason: SkipReason
 
 
@@ -229,7 +224,7 @@ class _Walker:
             raise _Skip(SkipReason.SYMLINK_LOOP, "leads back to a folder above it")
         layers = parent.layers if parent else self._git_exclude()
         for name, reason in IGNORE_FILES.items():
-            if has(name) and (rules := _load_ignore(os.path.join(path, name))):
+            if has(name) and (rules := load_ignore(os.path.join(path, name))):
                 layers = (*layers, _Layer(rel, rules, reason))
         seen = parent.seen if parent else frozenset()
         return _Folder(path, rel, real, layers, seen | {key}, has)
@@ -311,7 +306,7 @@ class _Walker:
         return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns)
 
     def _git_exclude(self) -> tuple[_Layer, ...]:
-        rules = _load_ignore(os.path.join(self.root, *_GIT_EXCLUDE))
+        rules = load_ignore(os.path.join(self.root, *_GIT_EXCLUDE))
         return (_Layer("", rules, SkipReason.GITIGNORE),) if rules else ()
 
 
@@ -340,63 +335,6 @@ def _is_vendored(folder: _Folder, name: str) -> bool:
     if name.endswith(VENDORED_SUFFIX):
         return True
     return os.path.isfile(os.path.join(folder.path, name, VENV_MARKER))
-
-
-def _load_ignore(path: str) -> _Rules:
-    """The compiled patterns of an ignore file; empty when there is none."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return ()
-    if not stat.S_ISREG(info.st_mode):
-        return ()
-    return _compile_ignore(path, info.st_mtime_ns, info.st_size)
-
-
-@lru_cache(maxsize=4096)
-def _compile_ignore(path: str, mtime_ns: int, size: int) -> _Rules:
-    """Keyed by mtime and size so an edited file is read again."""
-    try:
-        with open(path, "rb") as file:
-            text = file.read(_MAX_IGNORE_FILE_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return ()  # as in git, an ignore file that cannot be read ignores nothing
-    lines = [_as_git_means(line) for line in text.splitlines()]
-    try:
-        spec = GitIgnoreSpec.from_lines(lines)
-    except ValueError:  # git drops invalid lines (a lone "!" or "\"); so do we
-        spec = GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
-    # pathspec's regexes also match every path below a matching folder ("build/" matches
-    # "build/x.py"), so a negation for a folder would wrongly re-include a file in it that
-    # an outer ignore file excludes. Git judges each path on its own while descending, so
-    # anchor each regex at the end: it must match the path itself.
-    return tuple(
-        (re.compile(f"(?:{pattern.regex.pattern})\\Z", pattern.regex.flags), pattern.include)
-        for pattern in spec.patterns
-        if isinstance(pattern, RegexPattern)
-        and pattern.regex is not None
-        and pattern.include is not None
-    )
-
-
-def _as_git_means(line: str) -> str:
-    """Rewrite a trailing "/**": git reads "d/**" as everything inside d, but pathspec's
-    regex for it is just "^d/", which matches the folder d itself and (anchored at the
-    end) nothing inside. "d/**/*" means the same to git and compiles to what git means."""
-    body = line.rstrip()
-    if body.endswith("/**"):
-        return body + "/*"
-    if body.endswith("/**/"):
-        return body + "*/"
-    return line
-
-
-def _valid(line: str) -> bool:
-    try:
-        GitIgnoreSpec.from_lines([line])
-    except ValueError:
-        return False
-    return True
 
 
 def _listing(path: str) -> list[os.DirEntry[str]]:

@@ -377,11 +377,13 @@ class Catalog:
     def keyword(self, text: str, k: int) -> list[tuple[int, float]]:
         """FTS5 bm25 top-`k` (chunk id, score: higher is better) for free user text."""
         query = fts_query(text)
-        if not query:
-            return []
+        return self.match(query, k) if query else []
+
+    def match(self, fts: str, k: int) -> list[tuple[int, float]]:
+        """The bm25 top-`k` (chunk id, score: higher is better) of an FTS5 query."""
         rows = self.db.execute(
-            "SELECT rowid, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
-            " ORDER BY bm25(chunks_fts) LIMIT ?", (query, k)).fetchall()
+            "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " ORDER BY bm25(chunks_fts) LIMIT ?", (fts, k)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
