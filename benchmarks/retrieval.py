@@ -132,14 +132,27 @@ def parse_target(raw: str | dict[str, Any]) -> Target:
     return Target(raw["path"], int(raw["start_line"]), int(raw["end_line"]))
 
 
-def load_corpora(eval_dir: Path, corpora_dir: Path, names: Sequence[str]) -> list[Corpus]:
-    """Corpora from corpora.json, in its order, limited to `names` when given."""
+def halves(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Corpus name -> "tune" or "confirm": sorted by (language, name), alternately.
+
+    A fixed rule rather than a hand-picked list, so each language is split as evenly as
+    it can be (at most one apart) and nobody can move a corpus to flatter a change.
+    """
+    ordered = sorted(entries, key=lambda e: (e["language"], e["name"]))
+    return {e["name"]: ("tune", "confirm")[i % 2] for i, e in enumerate(ordered)}
+
+
+def load_corpora(eval_dir: Path, corpora_dir: Path, names: Sequence[str],
+                 half: str | None = None) -> list[Corpus]:
+    """Corpora from corpora.json, in its order, limited to `names` and `half` when given."""
     entries = json.loads((eval_dir / "corpora.json").read_text())
     known = [e["name"] for e in entries]
     unknown = sorted(set(names) - set(known))
     if unknown:
         raise SystemExit(f"unknown corpus {unknown!r}; known: {', '.join(known)}")
-    chosen = [e for e in entries if not names or e["name"] in names]
+    split = halves(entries)
+    chosen = [e for e in entries if (not names or e["name"] in names)
+              and (half is None or split[e["name"]] == half)]
     corpora = [Corpus(e["name"], corpora_dir / e["name"], e["benchmark_root"]) for e in chosen]
     for c in corpora:
         if not (c.folder / c.root).is_dir():
@@ -254,18 +267,42 @@ def bm25_searcher(corpus: Corpus, k: int) -> Searcher:
 
 # --- semlith ------------------------------------------------------------------------------
 
-def semlith_factory(workdir: Path, k: int) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
-    """Index each corpus into <workdir>/<name> (incrementally), then search that store."""
+def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
+                    model: str | None = None
+                    ) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
+    """Index each corpus into a store (incrementally), then search that store.
+
+    Without `cache` the store is <workdir>/<name>. With it, the store is
+    <cache>/stores/<name>-<model>-<ingest fingerprint> and every embedding goes through
+    <cache>/vectors.db (see vector_cache.py): a ranking change reuses the stores as they
+    are, a chunking change embeds only chunk texts never seen before.
+    """
     from semlith.api import App, open_for_index, open_stores, run_index, search
+    from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
     from semlith.settings import Settings
 
-    app = App(Settings.load())
+    settings = Settings.load()
+    name = model or DEFAULT_MODEL
+    factory = None
+    if cache is not None:
+        from vector_cache import CachedEmbedder, VectorCache, ingest_fingerprint
+
+        vectors = VectorCache(cache / "vectors.db", name)
+
+        def factory(wanted: str) -> Any:
+            return CachedEmbedder(FastEmbedder(wanted, cache_dir=settings.home / "models",
+                                               threads=settings.embed_threads), vectors)
+        workdir = cache / "stores"
+        suffix = f"-{name.replace('/', '_')}-{ingest_fingerprint()}"
+    else:
+        suffix = ""
+    app = App(settings, embedder_factory=factory)
 
     @contextmanager
     def prepare(corpus: Corpus) -> Iterator[Searcher]:
         root = corpus.folder / corpus.root
-        store_dir = workdir / corpus.name
-        store = open_for_index(app, [root], store_dir=store_dir, model=None)
+        store_dir = workdir / f"{corpus.name}{suffix}"
+        store = open_for_index(app, [root], store_dir=store_dir, model=name)
         try:
             report = run_index(app, store, [])
         finally:
@@ -378,7 +415,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--corpora", type=Path, required=True, help="folder made by get-corpora.sh")
     p.add_argument("--eval", type=Path, default=EVAL_DIR, help="corpora.json + annotations/")
     p.add_argument("--workdir", type=Path, default=Path("/tmp/semlith-retrieval"))
+    p.add_argument("--cache", type=Path, help="reuse stores and embeddings kept here "
+                   "(keyed by corpus, model and chunking; see vector_cache.py)")
+    p.add_argument("--model", help="embedding model (default: semlith's default)")
     p.add_argument("--corpus", action="append", default=[], help="limit to a corpus (repeat)")
+    p.add_argument("--half", choices=["tune", "confirm"],
+                   help="only the tune or the confirm half of the corpora (see halves())")
     p.add_argument("--method", action="append", choices=["semlith", "bm25"], default=[])
     p.add_argument("--json", type=Path, help="write the full report here")
     p.add_argument("--k", type=int, default=10)
@@ -387,7 +429,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    corpora = load_corpora(args.eval, args.corpora.resolve(), args.corpus)
+    corpora = load_corpora(args.eval, args.corpora.resolve(), args.corpus, args.half)
     questions: dict[str, list[Question]] = {}
     excluded: dict[str, int] = {}
     for corpus in corpora:
@@ -397,7 +439,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     report: dict[str, dict[str, Any]] = {}
     for method in methods:
         prepare: Callable[[Corpus], AbstractContextManager[Searcher]] = (
-            semlith_factory(args.workdir.resolve(), args.k) if method == "semlith"
+            semlith_factory(args.workdir.resolve(), args.k,
+                            args.cache.resolve() if args.cache else None, args.model)
+            if method == "semlith"
             else lambda c: nullcontext(bm25_searcher(c, args.k)))
         found = run_method(method, prepare, questions, corpora, args.k)
         report[method] = aggregate(found, corpora, args.k)
