@@ -277,9 +277,10 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     <cache>/vectors.db (see vector_cache.py): a ranking change reuses the stores as they
     are, a chunking change embeds only chunk texts never seen before.
     """
-    from semlith.api import App, open_for_index, open_stores, run_index, search
     from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
+    from semlith.local import LocalLibrary
     from semlith.settings import Settings
+    from semlith.types import Scope
 
     settings = Settings.load()
     name = model or DEFAULT_MODEL
@@ -296,29 +297,21 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
         suffix = f"-{name.replace('/', '_')}-{ingest_fingerprint()}"
     else:
         suffix = ""
-    app = App(settings, embedder_factory=factory)
+    library = LocalLibrary(settings, embedder_factory=factory)
 
     @contextmanager
     def prepare(corpus: Corpus) -> Iterator[Searcher]:
         root = corpus.folder / corpus.root
         store_dir = workdir / f"{corpus.name}{suffix}"
-        store = open_for_index(app, [root], store_dir=store_dir, model=name)
-        try:
-            report = run_index(app, store, [])
-        finally:
-            store.close()
+        report = library.index([str(root)], store=str(store_dir), model=name)
         print(f"  semlith  {corpus.name:14} {report.summary()}")
-        opened = open_stores(app, [store_dir])
         prefix = corpus.root.strip("/")
+        scope = Scope((str(store_dir),))
 
         def run(query: str) -> list[Locator]:
             return [(f"{prefix}/{h.path}" if prefix else h.path, h.start_line, h.end_line)
-                    for h in search(app, opened, query, k=k)]
-        try:
-            yield run
-        finally:
-            for _, opened_store in opened:
-                opened_store.close()
+                    for h in library.search(query, k=k, scope=scope).hits]
+        yield run
     return prepare
 
 

@@ -38,7 +38,8 @@ class Daemon:
                 found = json.loads((self.home / "daemon.json").read_text())
                 self.url = f"http://127.0.0.1:{found['port']}"
                 self.key = (self.home / "agent.key").read_text().strip()
-                status = httpx.get(self.url + "/api/status", headers=self.auth, timeout=5)
+                self.control = (self.home / "control.key").read_text().strip()
+                status = httpx.get(self.url + "/api/status", headers=self.api, timeout=5)
                 if status.json().get("model_ready"):
                     return
             except (OSError, ValueError, KeyError, httpx.HTTPError):
@@ -48,7 +49,13 @@ class Daemon:
 
     @property
     def auth(self) -> dict[str, str]:
+        """For /mcp: the agent key."""
         return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def api(self) -> dict[str, str]:
+        """For /api: the control key."""
+        return {"Authorization": f"Bearer {self.control}"}
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -170,12 +177,11 @@ def tools_list_bytes(ctx: Context, sizes: list[int]) -> Result:
     """Size of tools/list (what every agent session pays): bytes and bytes/4 tokens."""
     import anyio
 
-    from semlith.api import App
-    from semlith.server.fleet import Fleet
+    from semlith.local import LocalLibrary
     from semlith.server.tools import build_mcp
     from semlith.settings import Settings
 
-    mcp = build_mcp(Fleet(App(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir)}))))
+    mcp = build_mcp(LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir)})))
     tools = anyio.run(mcp.list_tools)
     size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in tools]))
     return {1: {"bytes": size, "tokens": size // 4, "tools": len(tools)}}

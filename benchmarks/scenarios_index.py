@@ -14,12 +14,13 @@ import numpy as np
 from harness import Context, Metrics, Result, isolated, scenario, timed
 from synth import DIM, build_store
 
-from semlith.api import App, open_for_index, run_index
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
-from semlith.search import CANDIDATES, Filters, Searcher, _keyword, filter_sql
+from semlith.local import LocalLibrary
+from semlith.search import CANDIDATES, Searcher, _keyword
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.store.query import Selection
 
 TOPICS = ["parse configuration files", "render html templates", "schedule cron jobs",
           "compress log archives", "resize uploaded images", "send email receipts",
@@ -44,11 +45,8 @@ def write_corpus(root: Path, files: int, functions: int = 12) -> None:
 
 def _index_once(root: str) -> Metrics:
     settings = Settings.load(env={**os.environ, "SEMLITH_HOME": str(Path(root).parent / "h")})
-    app = App(settings)
     start = time.perf_counter()
-    store = open_for_index(app, [Path(root)], None, None)
-    report = run_index(app, store)
-    store.close()
+    report = LocalLibrary(settings).index([root])
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"files": report.indexed, "chunks": report.chunks, "seconds": round(seconds, 2),
@@ -122,16 +120,11 @@ def reindex(ctx: Context, sizes: list[int]) -> Result:
         settings = Settings.load(env={**os.environ, "SEMLITH_HOME": str(ctx.workdir / "h")})
         if not (root / ".semlith").exists():
             _small_files(root, n)
-            app = App(settings, embedder_factory=_Filler())
-            store = open_for_index(app, [root], None, None)
-            run_index(app, store)
-            store.close()
-        app = App(settings, embedder_factory=_NoModel())
+            LocalLibrary(settings, embedder_factory=_Filler()).index([str(root)])
+        lib = LocalLibrary(settings, embedder_factory=_NoModel())
 
-        def once(a: App = app, r: Path = root, n: int = n) -> None:
-            store = open_for_index(a, [r], None, None)
-            report = run_index(a, store)
-            store.close()
+        def once(a: LocalLibrary = lib, r: Path = root, n: int = n) -> None:
+            report = a.index([str(r)])
             assert report.unchanged == n and report.indexed == 0
 
         out[n] = {**timed(once, runs=5, warmup=1), "files": n, "model_loaded": 0}
@@ -150,8 +143,7 @@ def _query_at(store: Store, model: FastEmbedder, executor: ThreadPoolExecutor | 
     embed = timed(lambda: model.embed_query(next(cycle)), runs=len(QUESTIONS))
     vector = model.embed_query(QUESTIONS[0])
     dense = timed(lambda: store.dense_search(vector, CANDIDATES), runs=60)
-    where, params = filter_sql(Filters())
-    keyword = timed(lambda: _keyword(store, next(cycle), CANDIDATES, where, params),
+    keyword = timed(lambda: _keyword(store, next(cycle), CANDIDATES, Selection()),
                     runs=60)
     # Every query embedded (the honest total), then the same query again (an LRU hit).
     uncached = Searcher([("bench", store)], EmbedderPool(lambda n: model, cache=False),
@@ -177,7 +169,7 @@ def query(ctx: Context, sizes: list[int]) -> Result:
     which runs on a worker beside the embedding and the vector scan, is hidden by them.
     """
     out: Result = {}
-    # As semlith.api.App sets it up: a one-thread query model, keyword lists on workers.
+    # As semlith.local.Engine sets it up: a one-thread query model, keyword lists on workers.
     perf = Settings.load().perf
     model = FastEmbedder(threads=1 if perf else None)
     baseline = FastEmbedder()

@@ -13,7 +13,7 @@ from harness import Context, Metrics, Result, percentiles, scenario
 from scenarios_daemon import Daemon
 from scenarios_index import _Filler, _small_files
 
-from semlith.api import App, open_for_index, run_index
+from semlith.local import LocalLibrary
 from semlith.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -24,20 +24,19 @@ def _sample(workdir: Path, name: str) -> tuple[Path, Path]:
     root = workdir / name
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    app = App(Settings.load(env={"SEMLITH_HOME": str(workdir / "home")}))
-    store = open_for_index(app, [root], None, None)
-    run_index(app, store)
-    store.close()
+    LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(workdir / "home")})).index([str(root)])
     return root, root / ".semlith"
 
 
 def _found(client: httpx.Client, daemon: Daemon, word: str) -> bool:
-    answer = client.post(daemon.url + "/api/search", json={"query": word, "k": 3})
-    return answer.status_code == 200 and any(word in hit["text"] for hit in answer.json())
+    answer = client.post(daemon.url + "/api/search", json={"query": word, "k": 3},
+                         headers=daemon.api)
+    return answer.status_code == 200 and any(word in hit["text"]
+                                             for hit in answer.json()["hits"])
 
 
 def _watch_state(client: httpx.Client, daemon: Daemon) -> dict[str, Any]:
-    stores = client.get(daemon.url + "/api/status").json()["stores"]
+    stores = client.get(daemon.url + "/api/status", headers=daemon.api).json()["stores"]
     state: dict[str, Any] = next(iter(stores.values()))["watch"]
     return state
 
@@ -107,7 +106,7 @@ def storm(ctx: Context, sizes: list[int]) -> Result:
                         _watch_state(client, daemon)["pending"]:
                     time.sleep(0.1)
                 seconds = time.perf_counter() - start
-                files = client.get(daemon.url + "/api/status").json()
+                files = client.get(daemon.url + "/api/status", headers=daemon.api).json()
         finally:
             daemon.stop()
         out[n] = {"files": n, "seconds": round(seconds, 2),
@@ -126,11 +125,8 @@ def idle_watch(ctx: Context, sizes: list[int]) -> Result:
         root = ctx.workdir / f"watched-{n}"
         if not (root / ".semlith").exists():
             _small_files(root, n)
-            app = App(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir / "home")}),
-                      embedder_factory=_Filler())
-            store = open_for_index(app, [root], None, None)
-            run_index(app, store)
-            store.close()
+            LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir / "home")}),
+                         embedder_factory=_Filler()).index([str(root)])
         daemon = Daemon([root / ".semlith"])
         try:
             time.sleep(5.0)  # the catch-up pass (all unchanged) and the watches settle

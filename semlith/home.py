@@ -17,6 +17,7 @@ from typing import Any
 
 REGISTRY = "stores.json"
 AGENT_KEY = "agent.key"
+CONTROL_KEY = "control.key"
 DISCOVERY = "daemon.json"
 DAEMON_LOG = "daemon.log"
 
@@ -65,7 +66,16 @@ def register_store(home: Path, entry: StoreEntry) -> None:
 
 def agent_key(home: Path) -> str:
     """The key agents present as `Authorization: Bearer <key>`; minted on first use."""
-    path = home / AGENT_KEY
+    return _key(home / AGENT_KEY)
+
+
+def control_key(home: Path) -> str:
+    """The key of the person's own processes (the CLI) for the daemon's `/api`: it can
+    index and forget any folder, so agents, which get the agent key, never see it."""
+    return _key(home / CONTROL_KEY)
+
+
+def _key(path: Path) -> str:
     try:
         key = path.read_text().strip()
         if key:

@@ -27,57 +27,11 @@ from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk
 from semlith.languages import language_of
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
+from semlith.store.query import file_with_hash
+from semlith.types import IndexReport, Progress
 
 EMBED_BATCH = 256  # chunks per embedding call and per checkpoint
 CHECKPOINT_SECONDS = 30.0
-
-
-@dataclass(slots=True)
-class IndexReport:
-    """What a run did, for the summary line and for `semlith_index`."""
-
-    indexed: int = 0  # files (re)chunked and embedded
-    unchanged: int = 0
-    skipped: int = 0
-    removed: int = 0
-    moved: int = 0  # renamed or copied without embedding
-    interrupted: bool = False  # the previous run stopped before it finished
-    resumed: int = 0  # files that run had finished already
-    chunks: int = 0  # chunks embedded
-    pending: int = 0  # files left for the next run (time budget reached)
-    rechunked: int = 0  # unchanged files cut again: their language's chunking changed
-    truncated: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def complete(self) -> bool:
-        return self.pending == 0
-
-    def summary(self) -> str:
-        parts = [f"{self.indexed} indexed", f"{self.unchanged} unchanged",
-                 f"{self.skipped} skipped", f"{self.removed} removed"]
-        if self.moved:
-            parts.append(f"{self.moved} moved")
-        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
-        if self.rechunked:
-            line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
-                     "chunked differently now)")
-        if self.interrupted:
-            line += f"; resumed an interrupted run ({self.resumed} files were already done)"
-        if self.pending:
-            line += f"; {self.pending} files still to do (run again to continue)"
-        return line
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    phase: str  # "scan" | "embed" | "done"
-    files_done: int
-    files_total: int
-    chunks_done: int
-    chunks_per_s: float
-    eta_s: float | None
-    path: str = ""
 
 
 @dataclass(slots=True)
@@ -252,15 +206,14 @@ class Indexer:
     def _copy(self, item: _Todo) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
-        row = catalog.db.execute("SELECT id FROM files WHERE hash=? AND path != ? LIMIT 1",
-                                 (item.digest, item.cand.rel)).fetchone()
-        if row is None:
+        twin = file_with_hash(catalog, item.digest, item.cand.rel)
+        if twin is None:
             return False
-        source = catalog.chunk_rows(int(row[0]))
+        source = catalog.chunk_rows(twin)
         found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
         if not source or not found.all():
             return False
-        chunker, chunking = catalog.file_chunker(int(row[0]))
+        chunker, chunking = catalog.file_chunker(twin)
         if chunking != chunking_fingerprint(language_of(item.cand.rel)):
             return False  # the copy's chunks were cut differently: cut them anew
         with catalog.transaction() as db:
@@ -268,7 +221,7 @@ class Indexer:
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
                                        chunking=chunking, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
-            catalog.copy_symbols(db, int(row[0]), file_id,
+            catalog.copy_symbols(db, twin, file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
         self.store.add_vectors(ids, vectors)
         self.store.checkpoint([(file_id, item.digest)])
@@ -350,7 +303,7 @@ class Indexer:
                 (s.name, s.qualname, s.kind, s.start_line, s.end_line,
                  ids[s.chunk] if 0 <= s.chunk < len(ids) else None, s.signature)
                 for s in chunked.symbols])
-            db.execute("DELETE FROM skipped WHERE path=?", (item.cand.rel,))
+            catalog.clear_skipped(db, item.cand.rel)
         pending.file_ids.append(file_id)
         pending.digests[file_id] = item.digest
         pending.left[file_id] = len(ids)

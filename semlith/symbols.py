@@ -4,17 +4,19 @@ A query is looked up by the identifiers in it: `HTTPException`, `basic_json`,
 `Rack::Builder`, `Type.method`, `parse_args`. A plain word counts only when it is the
 whole query. Definitions are ranked: the exact spelling first, then a matching
 qualifier (`Rack::Builder` prefers `Builder` inside `Rack`), class-like kinds before
-functions, a C++ primary template before its specialisations, shorter paths (less
-nested, less likely vendored) first.
+functions, definitions outside tests first, a C++ primary template before its
+specialisations, shorter paths (less nested, less likely vendored) first.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any, cast
+from dataclasses import dataclass
 
+from semlith.roles import is_test
 from semlith.store import Store
+from semlith.store.query import EVERYTHING, Definition, Selection, definitions
+from semlith.types import SymbolHit
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:::|\.|#|->)[A-Za-z_$][\w$]*)*")
 _KIND_ORDER = {"class": 0, "struct": 0, "interface": 0, "enum": 0, "module": 1, "impl": 1,
@@ -26,36 +28,6 @@ class Identifier:
     name: str  # the last part: `method` of `Type::method`
     qualifier: str  # the parts before it, joined with ".": `Type`; "" when none
     text: str  # as typed
-
-
-class Located:
-    """A result at `path:start-end` (a search hit, a definition): its JSON is its fields."""
-
-    __slots__ = ()
-    path: str
-    start_line: int
-    end_line: int
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(cast(Any, self))
-
-    @property
-    def locator(self) -> str:
-        return f"{self.path}:{self.start_line}-{self.end_line}"
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolHit(Located):
-    """One definition. `as_json()` is the `symbol --json` schema."""
-
-    store: str
-    path: str
-    start_line: int
-    end_line: int
-    kind: str
-    name: str
-    qualname: str
-    signature: str
 
 
 def identifiers(query: str) -> list[Identifier]:
@@ -76,33 +48,32 @@ def _camel(word: str) -> bool:
     return bool(re.search(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]", word))
 
 
-def lookup(store: Store, ident: Identifier, *, where: str = "1",
-           params: list[str] | None = None, limit: int = 20,
-           strict: bool = True) -> list[tuple[Any, ...]]:
-    """Rows (chunk_id, path, start, end, kind, name, qualname, signature), ranked.
+def lookup(store: Store, ident: Identifier, *, sel: Selection = EVERYTHING,
+           limit: int = 20, strict: bool = True) -> list[Definition]:
+    """Definitions named by `ident`, ranked (see the module docstring).
 
     `strict` keeps only the best tier (exact spelling, then matching qualifier) when
     any definition reaches it; otherwise those tiers just rank first.
     """
-    rows = store.catalog.db.execute(
-        "SELECT s.chunk_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname,"
-        " s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-        f" WHERE s.name = ? COLLATE NOCASE AND ({where}) LIMIT 500",
-        [ident.name, *(params or [])]).fetchall()
+    rows = definitions(store.catalog, ident.name, sel)
     qualifier = ident.qualifier.lower()
 
-    def qualified(row: tuple[Any, ...]) -> bool:
-        return not qualifier or str(row[6]).lower().endswith(f"{qualifier}.{row[5].lower()}")
+    def qualified(row: Definition) -> bool:
+        # At a name boundary: `Session.send` is not `RedirectSession.send`.
+        qualname = row.qualname.lower()
+        wanted = f"{qualifier}.{row.name.lower()}"
+        return not qualifier or qualname == wanted or qualname.endswith("." + wanted)
 
     # The exact spelling, and the qualifier when one was given, win outright when any
     # definition has them: `Helpers` is not `helpers`, `Rack::Request` not `Digest::Request`.
     if strict:
-        rows = [r for r in rows if r[5] == ident.name] or rows
+        rows = [r for r in rows if r.name == ident.name] or rows
         rows = [r for r in rows if qualified(r)] or rows
 
-    def rank(row: tuple[Any, ...]) -> tuple[bool, bool, int, bool, int, int]:
-        return (row[5] != ident.name, not qualified(row), _KIND_ORDER.get(row[4], 5),
-                _specialised(row[5], row[7]), row[1].count("/"), len(row[1]))
+    def rank(row: Definition) -> tuple[bool, bool, bool, int, bool, int, int]:
+        return (row.name != ident.name, not qualified(row), is_test(row.path),
+                _KIND_ORDER.get(row.kind, 5), _specialised(row.name, row.signature),
+                row.path.count("/"), len(row.path))
 
     return sorted(rows, key=rank)[:limit]
 
@@ -116,14 +87,14 @@ def _specialised(name: str, signature: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\s*<", signature or "") is not None
 
 
-def symbol_list(store: Store, query: str, want: int, where: str,
-                params: list[str]) -> dict[int, tuple[str, str]]:
+def symbol_list(store: Store, query: str, want: int,
+                sel: Selection = EVERYTHING) -> dict[int, tuple[str, str]]:
     """Chunk id -> (name, kind) of the definitions a query names, best first."""
     found: dict[int, tuple[str, str]] = {}
     for ident in identifiers(query):
-        for row in lookup(store, ident, where=where, params=params, limit=want):
-            if row[0] is not None and row[0] not in found:
-                found[int(row[0])] = (str(row[5]), str(row[4]))
+        for row in lookup(store, ident, sel=sel, limit=want):
+            if row.chunk_id is not None and row.chunk_id not in found:
+                found[row.chunk_id] = (row.name, row.kind)
     return dict(list(found.items())[:want])
 
 
@@ -135,7 +106,8 @@ def find_symbols(stores: list[tuple[str, Store]], text: str, limit: int = 50
         raise ValueError("the symbol name is empty")
     hits = []
     for label, store in stores:
-        hits += [SymbolHit(label, r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+        hits += [SymbolHit(label, r.path, r.start_line, r.end_line, r.kind, r.name,
+                           r.qualname, r.signature)
                  for r in lookup(store, ident, limit=limit, strict=False)]
     return hits[:limit]
 

@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from semlith.indexer import IndexReport
 from semlith.ingest.walk import is_ignored
+from semlith.types import IndexReport
 
 # watchdog warns when a folder created during a burst gets its inotify watch twice (it
 # keeps one callback): harmless, and under `python -W error` the warning would kill the

@@ -24,7 +24,8 @@ class Daemon:
     proc: subprocess.Popen[bytes]
     home: Path
     port: int
-    key: str
+    key: str  # the agent key, for /mcp
+    control: str  # the control key, for /api
 
     @property
     def url(self) -> str:
@@ -32,7 +33,13 @@ class Daemon:
 
     @property
     def headers(self) -> dict[str, str]:
+        """For /mcp."""
         return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def api(self) -> dict[str, str]:
+        """For /api."""
+        return {"Authorization": f"Bearer {self.control}"}
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         if self.proc.poll() is None:
@@ -84,7 +91,8 @@ def start_daemon(home: Path, *args: str, timeout: float = 60) -> Daemon:
             if found["pid"] == proc.pid and httpx.get(
                     f"http://127.0.0.1:{found['port']}/healthz", timeout=2).status_code == 200:
                 key = (home / "agent.key").read_text().strip()
-                return Daemon(proc, home, int(found["port"]), key)
+                control = (home / "control.key").read_text().strip()
+                return Daemon(proc, home, int(found["port"]), key, control)
         except (OSError, ValueError, KeyError, httpx.HTTPError):
             pass
         time.sleep(0.1)
@@ -95,7 +103,7 @@ def start_daemon(home: Path, *args: str, timeout: float = 60) -> Daemon:
 def wait_model(daemon: Daemon, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status = httpx.get(daemon.url + "/api/status", headers=daemon.headers, timeout=5).json()
+        status = httpx.get(daemon.url + "/api/status", headers=daemon.api, timeout=5).json()
         if status["model_ready"]:
             return
         time.sleep(0.1)

@@ -22,10 +22,9 @@ from hypothesis import strategies as st
 from mcp.shared.inbound import encode_header_value
 from starlette.testclient import TestClient
 
-from semlith import api
-from semlith.api import App
-from semlith.home import agent_key, registered_stores
-from semlith.server.app import MAX_BODY, create_app
+from semlith.home import agent_key, control_key, registered_stores
+from semlith.local import Engine, LocalLibrary
+from semlith.server.app import MAX_BODY, Keys, create_app
 from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
@@ -44,11 +43,18 @@ FUZZ = settings(max_examples=200, deadline=None,
 class Served:
     client: TestClient
     key: str
+    control: str
     session: dict[str, str]  # headers of an initialized legacy session
 
     @property
     def auth(self) -> dict[str, str]:
+        """For /mcp: the agent key."""
         return {"Authorization": f"Bearer {self.key}", **ACCEPT}
+
+    @property
+    def api(self) -> dict[str, str]:
+        """For /api: the control key."""
+        return {"Authorization": f"Bearer {self.control}", **ACCEPT}
 
 
 def _tree(tmp: Path) -> Path:
@@ -82,20 +88,21 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("app")
     root = _tree(tmp)
     config = Settings.load(env={"SEMLITH_HOME": str(tmp / "home")})
-    app = App(config, embedder_factory=lambda name: HashEmbedder(name))
-    store = api.open_for_index(app, [root], None, None)
-    assert api.run_index(app, store).indexed == 9
-    store.close()
-    fleet = Fleet(app)
+    engine = Engine(config, lambda name: HashEmbedder(name))
+    assert LocalLibrary(config, engine=engine).index([str(root)]).indexed == 9
+    fleet = Fleet(engine)
     fleet.open(registered_stores(config.home))
     fleet.load_models()
-    key = agent_key(config.home)
-    asgi = create_app(config, fleet, key)
+    keys = Keys(agent_key(config.home), control_key(config.home))
+    asgi = create_app(config, agent=LocalLibrary(config, engine=engine, source=fleet,
+                                                 agent=True),
+                      person=LocalLibrary(config, engine=engine, source=fleet), keys=keys)
     with TestClient(asgi, base_url="http://127.0.0.1:7365",
                     raise_server_exceptions=False) as client:
-        auth = {"Authorization": f"Bearer {key}", **ACCEPT}
-        yield Served(client, key, _open_session(client, auth))
+        auth = {"Authorization": f"Bearer {keys.agent}", **ACCEPT}
+        yield Served(client, keys.agent, keys.control, _open_session(client, auth))
     fleet.close()
+    engine.close()
 
 
 def _modern(method: str, name: str | None = None) -> dict[str, str]:
@@ -188,7 +195,7 @@ def test_unknown_method_is_method_not_found(served: Served) -> None:
     ("semlith_search", {"query": "retry", "format": "everything"}, "format"),
     ("semlith_search", {}, "query"),
     ("semlith_search", {"query": "   "}, "the query is empty"),
-    ("semlith_search", {"query": "retry", "store": "nope"}, "the stores are: proj"),
+    ("semlith_search", {"query": "retry", "stores": ["nope"]}, "the stores are: proj"),
     ("semlith_read", {}, "target"),
     ("semlith_read", {"target": "net/retry.py:9-3"}, "bad line range"),
     ("semlith_files", {"limit": -1}, "limit"),
@@ -218,8 +225,8 @@ def test_a_huge_body_is_refused(served: Served) -> None:
     for headers in (served.session, {**served.auth, **_modern("tools/call", "semlith_search")}):
         answer = served.client.post("/mcp", content=huge, headers=headers)
         assert answer.status_code == 413
-    api_answer = served.client.post("/api/search", content=huge, headers=served.auth)
-    assert api_answer.status_code == 400 and "too large" in api_answer.json()["error"]
+    api_answer = served.client.post("/api/search", content=huge, headers=served.api)
+    assert api_answer.status_code == 413 and "larger than" in api_answer.json()["error"]
     _assert_alive(served)
 
 
@@ -300,14 +307,19 @@ def test_the_app_answers_after_the_fuzzing(served: Served) -> None:
     _assert_alive(served)
 
 
+FILTERS = st.fixed_dictionaries({}, optional={
+    "paths": st.lists(st.text(max_size=8), max_size=3) | JSON_VALUES,
+    "exts": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES,
+    "langs": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES})
+SCOPES = st.fixed_dictionaries({}, optional={
+    "stores": st.lists(st.sampled_from(["proj", "*", "nope"]) | st.text(max_size=8),
+                       max_size=2) | JSON_VALUES,
+    "near": st.lists(st.text(max_size=8), max_size=2) | JSON_VALUES})
 SEARCH_BODIES = st.fixed_dictionaries({}, optional={
     "query": st.text(max_size=20) | JSON_VALUES,
     "k": st.integers() | JSON_VALUES,
-    "path": st.lists(st.text(max_size=8), max_size=3) | JSON_VALUES,
-    "ext": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES,
-    "lang": st.lists(st.text(max_size=4), max_size=3) | JSON_VALUES,
-    "store": st.sampled_from(["proj", ""]) | JSON_VALUES,
-    "folders": st.lists(st.text(max_size=8), max_size=2) | JSON_VALUES,
+    "filters": FILTERS | JSON_VALUES,
+    "scope": SCOPES | JSON_VALUES,
 })
 
 
@@ -315,9 +327,10 @@ def _assert_search_answer(answer: httpx.Response) -> None:
     assert answer.status_code in {200, 400}, (answer.status_code, answer.text[:500])
     body = answer.json()
     if answer.status_code == 400:
-        assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+        assert set(body) == {"error", "kind"} and isinstance(body["error"], str)
+        assert body["error"] and "\n" not in body["error"]
     else:
-        assert isinstance(body, list)
+        assert isinstance(body["hits"], list)
 
 
 @FUZZ
@@ -325,7 +338,7 @@ def _assert_search_answer(answer: httpx.Response) -> None:
        | st.builds(json.dumps, SEARCH_BODIES | JSON_VALUES).map(str.encode))
 def test_fuzz_api_search(served: Served, body: bytes) -> None:
     _assert_search_answer(served.client.post("/api/search", content=body,
-                                             headers=served.auth))
+                                             headers=served.api))
 
 
 @pytest.mark.parametrize("body", [
@@ -336,13 +349,13 @@ def test_fuzz_api_search(served: Served, body: bytes) -> None:
     b'{"query": "retry", "k": "ten"}',
     b'{"query": "retry", "k": 1e400}',
     b'{"query": "retry", "k": 100000000000000000000000}',
-    b'{"query": "retry", "lang": [1]}',
-    b'{"query": "retry", "path": 5}',
+    b'{"query": "retry", "filters": {"langs": [1]}}',
+    b'{"query": "retry", "filters": {"paths": 5}}',
     b'{"query": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
 ], ids=["invalid-json", "invalid-utf8", "list", "string", "k-string", "k-infinite",
         "k-too-big", "lang-not-strings", "path-not-a-list", "deeply-nested"])
 def test_api_search_refuses_malformed_bodies(served: Served, body: bytes) -> None:
-    answer = served.client.post("/api/search", content=body, headers=served.auth)
+    answer = served.client.post("/api/search", content=body, headers=served.api)
     assert answer.status_code == 400, (answer.status_code, answer.text[:300])
     assert isinstance(answer.json()["error"], str)
     _assert_alive(served)
@@ -353,21 +366,39 @@ def test_api_search_refuses_malformed_bodies(served: Served, body: bytes) -> Non
 ROUTES = [("POST", "/mcp"), ("GET", "/api/status"), ("POST", "/api/search")]
 
 
+def _one_line_error(answer: httpx.Response) -> str:
+    body = answer.json()
+    assert set(body) == {"error"} and "\n" not in body["error"], body
+    return str(body["error"])
+
+
 @pytest.mark.parametrize(("method", "path"), ROUTES)
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong", "Basic abc", "Bearer "])
-def test_a_missing_or_wrong_key_is_401_with_an_empty_body(
+def test_a_missing_or_wrong_key_is_401_with_a_one_line_json_error(
         served: Served, method: str, path: str, authorization: str | None) -> None:
     headers = {**ACCEPT} if authorization is None else {**ACCEPT,
                                                         "Authorization": authorization}
     answer = served.client.request(method, path, headers=headers,
                                    content=b'{"query": "retry"}')
-    assert answer.status_code == 401 and answer.content == b""
+    assert answer.status_code == 401
+    assert "bearer key" in _one_line_error(answer)
+
+
+def test_each_route_takes_only_its_own_key(served: Served) -> None:
+    """Agents hold the agent key; the API indexes any folder, so it takes the control key."""
+    assert served.client.get("/api/status", headers=served.auth).status_code == 401
+    agent_search = served.client.post("/api/index", headers=served.auth,
+                                      json={"paths": ["/etc"]})
+    assert agent_search.status_code == 401
+    mcp = served.client.post("/mcp", headers={**served.api},
+                             json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert mcp.status_code == 401
 
 
 def test_the_right_key_is_let_through_on_every_route(served: Served) -> None:
-    assert served.client.get("/api/status", headers=served.auth).json()["stores"]["proj"]
-    hits = served.client.post("/api/search", headers=served.auth,
-                              json={"query": "RetryPolicy", "k": 2}).json()
+    assert served.client.get("/api/status", headers=served.api).json()["stores"]["proj"]
+    hits = served.client.post("/api/search", headers=served.api,
+                              json={"query": "RetryPolicy", "k": 2}).json()["hits"]
     assert hits[0]["path"] == "net/retry.py"
 
 
@@ -382,12 +413,12 @@ def test_healthz_needs_no_key(served: Served) -> None:
 def test_a_host_that_is_not_loopback_is_400(served: Served, host: str) -> None:
     for method, path in [*ROUTES, ("GET", "/healthz")]:
         answer = served.client.request(method, path, headers={**served.auth, "Host": host})
-        assert answer.status_code == 400 and answer.content == b""
+        assert answer.status_code == 400 and "loopback" in _one_line_error(answer)
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1:7365", "localhost", "LOCALHOST:80", "[::1]:7365"])
 def test_loopback_hosts_are_accepted(served: Served, host: str) -> None:
-    answer = served.client.get("/api/status", headers={**served.auth, "Host": host})
+    answer = served.client.get("/api/status", headers={**served.api, "Host": host})
     assert answer.status_code == 200
 
 
@@ -396,13 +427,13 @@ def test_loopback_hosts_are_accepted(served: Served, host: str) -> None:
 def test_an_origin_that_is_not_loopback_is_403(served: Served, origin: str) -> None:
     for method, path in [*ROUTES, ("GET", "/healthz")]:
         answer = served.client.request(method, path, headers={**served.auth, "Origin": origin})
-        assert answer.status_code == 403 and answer.content == b""
+        assert answer.status_code == 403 and "origin" in _one_line_error(answer)
 
 
 @pytest.mark.parametrize("origin", ["http://localhost:3000", "http://127.0.0.1:5173",
                                     "http://[::1]:8080"])
 def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:
-    answer = served.client.get("/api/status", headers={**served.auth, "Origin": origin})
+    answer = served.client.get("/api/status", headers={**served.api, "Origin": origin})
     assert answer.status_code == 200
     ping = served.client.post("/mcp", headers={**served.session, "Origin": origin},
                               json={"jsonrpc": "2.0", "id": 8, "method": "ping"})
@@ -417,7 +448,9 @@ def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:
 ])
 def test_read_refuses_paths_outside_the_root(served: Served, target: str) -> None:
     text, failed = _call_tool(served, "semlith_read", {"target": target})
-    assert failed and "neither an indexed file nor a symbol" in text
+    expected = "is not inside an indexed root" if target.startswith("/") \
+        else "neither an indexed file nor a symbol"
+    assert failed and expected in text
     assert SECRET not in text and "root:" not in text
 
 
@@ -447,3 +480,66 @@ def test_forget_refuses_paths_outside_the_root(served: Served, path: str) -> Non
     assert failed and "is not inside a served root" in text
     files, _ = _call_tool(served, "semlith_files", {})
     assert files.startswith("[proj] 9 files")
+
+
+# -- JSON-RPC ids the SDK would mishandle ----------------------------------------------
+
+@pytest.mark.parametrize("ident", [None, 1.5, [1], {"a": 1}, True])
+def test_a_request_id_that_is_not_a_string_or_integer_is_an_invalid_request(
+        served: Served, ident: Any) -> None:
+    answer = served.client.post("/mcp", headers=served.session, json={
+        "jsonrpc": "2.0", "id": ident, "method": "ping"})
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == -32600 and answer.json()["id"] is None
+    _assert_alive(served)
+
+
+def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:
+    guard = _guard_of(served)
+    key = (served.session["Mcp-Session-Id"], ("int", 4242))
+    guard._in_flight.add(key)  # as while a request with id 4242 runs
+    try:
+        second = served.client.post("/mcp", headers=served.session, json={
+            "jsonrpc": "2.0", "id": 4242, "method": "ping"})
+    finally:
+        guard._in_flight.discard(key)
+    assert second.status_code == 400 and second.json()["id"] == 4242
+    assert "still in flight" in second.json()["error"]["message"]
+    again = served.client.post("/mcp", headers=served.session, json={
+        "jsonrpc": "2.0", "id": 4242, "method": "ping"})
+    assert again.json() == {"jsonrpc": "2.0", "id": 4242, "result": {}}  # free once answered
+
+
+def test_concurrent_requests_sharing_an_id_are_each_answered(served: Served) -> None:
+    """The SDK left one of two in-flight requests with one id unanswered (6 in 5,000
+    fuzzed messages) and shutdown then hung on it: every request gets an answer now."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {
+        "name": "semlith_search", "arguments": {"query": "retry backoff", "k": 3}}}
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: served.client.post(
+            "/mcp", headers=served.session, json=body), range(24)))
+    for answer in answers:
+        reply = answer.json()
+        assert reply["id"] == 77
+        if answer.status_code == 400:
+            assert reply["error"]["code"] == -32600
+        else:
+            assert answer.status_code == 200 and not reply["result"]["isError"]
+    assert any(a.status_code == 200 for a in answers)
+    assert not _guard_of(served)._in_flight
+    _assert_alive(served)
+
+
+def _guard_of(served: Served) -> Any:
+    """The JsonRpcGuard wrapping /mcp in the served app."""
+    from semlith.server.jsonrpc import JsonRpcGuard
+
+    app = served.client.app
+    starlette = app.app  # type: ignore[attr-defined]
+    for route in starlette.routes:
+        if getattr(route, "path", "") == "/mcp":
+            assert isinstance(route.endpoint, JsonRpcGuard)
+            return route.endpoint
+    raise AssertionError("no /mcp route")

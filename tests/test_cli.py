@@ -8,12 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from semlith.api import App
-from semlith.cli import main
 from semlith.settings import Settings
-from tests.conftest import HashEmbedder
+from tests.cli_util import run
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol", "kind"}
@@ -25,11 +22,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     monkeypatch.chdir(root)
     return root
-
-
-def run(*args: str) -> Result:
-    app = App(Settings.load(), embedder_factory=lambda name: HashEmbedder(name))
-    return CliRunner().invoke(main, list(args), obj=app)
 
 
 def test_index_search_text_and_json(tree: Path) -> None:
@@ -64,10 +56,17 @@ def test_filters(tree: Path) -> None:
     assert len(nothing.output.strip().splitlines()) == 1
 
 
-def test_empty_result_is_not_an_error(tree: Path) -> None:
-    run("index", "--quiet")
-    result = run("search", "zzzqqq", "--json")
-    assert result.exit_code == 0
+def test_no_result_exits_1_without_error_text_as_grep_does(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    assert run("index", "--quiet").exit_code == 0
+    text = run("search", "anything")
+    assert text.exit_code == 1 and text.output == ""
+    as_json = run("search", "anything", "--json")
+    assert as_json.exit_code == 1 and json.loads(as_json.output) == []
+    assert run("symbol", "Nothing").exit_code == 1
 
 
 @pytest.mark.parametrize("query", ['"unbalanced', "NEAR(a b", "foo* -bar", "((", "a:b"])

@@ -49,7 +49,7 @@ def _tool_call(daemon: Daemon, name: str, arguments: dict[str, Any],
 
 
 def _searches_answered(daemon: Daemon) -> int:
-    status = httpx.get(daemon.url + "/api/status", headers=daemon.headers, timeout=10)
+    status = httpx.get(daemon.url + "/api/status", headers=daemon.api, timeout=10)
     return int(status.json()["searches"])
 
 
@@ -117,7 +117,7 @@ async def _wait_until_indexing(daemon: Daemon, http: httpx.AsyncClient,
     """Poll /api/status until a store is being indexed (or the index call has ended)."""
     with anyio.fail_after(60):
         while not finished:
-            status = (await http.get(daemon.url + "/api/status", headers=daemon.headers)).json()
+            status = (await http.get(daemon.url + "/api/status", headers=daemon.api)).json()
             if any(s["indexing"] for s in status["stores"].values()):
                 return
             await anyio.sleep(0.02)

@@ -6,7 +6,9 @@ import sqlite3
 
 import pytest
 
-from semlith.search import Filters, filter_sql, keyword_query, path_words, stem
+from semlith.search import keyword_query, path_words, stem
+from semlith.store.query import Selection
+from semlith.types import Filters
 
 PATHS = ["src/app.py", "src/util/helpers.py", "tests/test_app.py", "docs/index.md",
          "lib/src/deep.rs", "README.md", "web/src/main.ts"]
@@ -19,7 +21,8 @@ def select(filters: Filters) -> list[str]:
     for p in PATHS:
         ext = "." + p.rsplit(".", 1)[1]
         db.execute("INSERT INTO files VALUES (?, ?, ?)", (p, ext, langs[ext]))
-    where, params = filter_sql(filters)
+    sel = Selection.of(filters)
+    where, params = sel.where, sel.params
     return sorted(r[0] for r in db.execute(f"SELECT path FROM files f WHERE {where}", params))
 
 
@@ -44,7 +47,7 @@ def test_exclusions_and_extensions_and_languages() -> None:
 
 def test_unknown_language_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"known: .*python"):
-        filter_sql(Filters(langs=("klingon",)))
+        Selection.of(Filters(langs=("klingon",)))
 
 
 def test_no_filters_selects_everything() -> None:

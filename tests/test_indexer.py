@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from semlith import api
-from semlith.api import App
+from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.types import Filters, IndexReport, Scope
 from tests.conftest import HashEmbedder
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -45,25 +45,16 @@ def tree(tmp_path: Path) -> Path:
 
 
 def index(root: Path, settings: Settings, factory: Counting | None = None,
-          paths: list[Path] | None = None, **kwargs: object) -> api.IndexReport:
-    app = App(settings, embedder_factory=factory or Counting())
-    store = api.open_for_index(app, paths or [root], None, None)
-    try:
-        return api.run_index(app, store, paths or [], **kwargs)  # type: ignore[arg-type]
-    finally:
-        store.close()
+          paths: list[Path] | None = None, **kwargs: object) -> IndexReport:
+    library = LocalLibrary(settings, embedder_factory=factory or Counting())
+    return library.index([str(p) for p in paths or [root]], **kwargs)  # type: ignore[arg-type]
 
 
 def find(root: Path, settings: Settings, query: str, **filters: tuple[str, ...]) -> list[str]:
-    app = App(settings, embedder_factory=lambda n: HashEmbedder(n))
-    opened = api.open_stores(app, [root / ".semlith"])
-    try:
-        from semlith.search import Filters
-
-        return [h.path for h in api.search(app, opened, query, 5, Filters(**filters))]
-    finally:
-        for _, store in opened:
-            store.close()
+    library = LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n))
+    answer = library.search(query, k=5, filters=Filters(**filters),
+                            scope=Scope((str(root / ".semlith"),)))
+    return [h.path for h in answer.hits]
 
 
 def test_index_then_search(tree: Path, settings: Settings) -> None:
@@ -203,9 +194,9 @@ def test_index_a_subfolder_only(tree: Path, settings: Settings) -> None:
 
 def test_store_keeps_its_model(tree: Path, settings: Settings) -> None:
     index(tree, settings)
-    app = App(settings, embedder_factory=Counting())
+    library = LocalLibrary(settings, embedder_factory=Counting())
     with pytest.raises(Exception, match="keeps its model"):
-        api.open_for_index(app, [tree], None, "another-model")
+        library.index([str(tree)], model="another-model")
 
 
 def test_a_scoped_run_applies_the_ignore_rules_above_it(tree: Path, settings: Settings) -> None:

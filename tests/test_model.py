@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semlith import api
-from semlith.api import App
 from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
 from semlith.errors import ModelError
+from semlith.local import LocalLibrary
 from semlith.settings import Settings
+from semlith.types import Scope
 
 pytestmark = pytest.mark.model
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -67,25 +67,21 @@ def test_missing_models_fail_fast_saying_what_to_do(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[App, Path]]:
+def sample_store(tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[tuple[LocalLibrary, Path]]:
     root = tmp_path_factory.mktemp("sample") / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    app = App(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home")}))
-    store = api.open_for_index(app, [root], None, None)
-    api.run_index(app, store)
-    store.close()
-    yield app, root / ".semlith"
+    library = LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home")}))
+    library.index([str(root)])
+    yield library, root / ".semlith"
+    library.close()
 
 
 @pytest.mark.parametrize(("query", "expected"), QUESTIONS)
-def test_plain_english_questions_find_the_right_file(sample_store: tuple[App, Path],
-                                                     query: str, expected: str) -> None:
-    app, folder = sample_store
-    opened = api.open_stores(app, [folder])
-    try:
-        hits = api.search(app, opened, query, k=3)
-    finally:
-        opened[0][1].close()
+def test_plain_english_questions_find_the_right_file(
+        sample_store: tuple[LocalLibrary, Path], query: str, expected: str) -> None:
+    library, folder = sample_store
+    hits = library.search(query, k=3, scope=Scope((str(folder),))).hits
     assert hits[0].path == expected, [h.locator for h in hits]
 
 

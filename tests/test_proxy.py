@@ -30,7 +30,8 @@ def _serve_processes(home: Path) -> list[psutil.Process]:
     for proc in psutil.process_iter(["cmdline"]):
         try:
             cmdline = proc.info["cmdline"] or []
-            if cmdline[1:4] == ["-m", "semlith", "serve"] and \
+            args = [a for a in cmdline[1:] if a != "-P"]  # the proxy starts it with -P
+            if args[:3] == ["-m", "semlith", "serve"] and \
                     proc.environ().get("SEMLITH_HOME") == str(home):
                 found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
@@ -83,7 +84,7 @@ def _proxy(env: dict[str, str]) -> StdioServerParameters:
 def _searches(home: Path) -> tuple[int, int]:
     """(pid, searches answered) of the daemon daemon.json names."""
     found = json.loads((home / "daemon.json").read_text())
-    key = (home / "agent.key").read_text().strip()
+    key = (home / "control.key").read_text().strip()
     status = httpx.get(f"http://127.0.0.1:{found['port']}/api/status",
                        headers={"Authorization": f"Bearer {key}"}, timeout=10)
     return int(found["pid"]), int(status.json()["searches"])

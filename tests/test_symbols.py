@@ -7,15 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from semlith import api
-from semlith.api import App
-from semlith.cli import main
+from semlith.indexer import Indexer
+from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import FORMAT_VERSION
 from semlith.symbols import identifiers
+from tests.cli_util import run
 from tests.conftest import HashEmbedder
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -72,11 +71,6 @@ template <typename T, typename Enable = void> struct formatter {
 }
 
 
-def run(*args: str) -> Result:
-    app = App(Settings.load(), embedder_factory=lambda name: HashEmbedder(name))
-    return CliRunner().invoke(main, list(args), obj=app)
-
-
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "proj"
@@ -106,7 +100,8 @@ def test_symbol_command_text_and_json(tree: Path) -> None:
     assert hits[0]["signature"] == "def use(self, middleware):"
     assert run("symbol", "Builder::use", "--json").output == run(
         "symbol", "Builder.use", "--json").output
-    assert run("symbol", "nothing_here").output.strip() == "no definition of 'nothing_here'"
+    nothing = run("symbol", "nothing_here")
+    assert nothing.exit_code == 1 and nothing.output == ""  # as grep: no match, no text
 
 
 def test_a_primary_template_comes_before_its_specialisations(tree: Path) -> None:
@@ -134,17 +129,17 @@ def test_changed_chunking_recuts_unchanged_files_on_the_next_full_run(
         tmp_path: Path, settings: Settings) -> None:
     root = tmp_path / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    app = App(settings, embedder_factory=lambda n: HashEmbedder(n))
-    store = api.open_for_index(app, [root], None, None)
-    api.run_index(app, store)
+    LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n)).index([str(root)])
+    store = Store.open(root / ".semlith", settings=settings, writable=True)
+    indexer = Indexer(store, root, lambda: HashEmbedder())
     # As if the Go query had been improved since (or the store came from format 1).
     store.catalog.db.execute("UPDATE files SET chunking='old' WHERE lang='go'")
     store.catalog.db.execute("DELETE FROM symbols")
-    report = api.run_index(app, store)
+    report = indexer.run()
     assert report.indexed == 1 and report.rechunked == 1
     assert "re-chunked 1 unchanged files" in report.summary()
     assert store.catalog.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] > 0
-    again = api.run_index(app, store)
+    again = indexer.run()
     assert again.indexed == 0 and not again.rechunked
     store.close()
 

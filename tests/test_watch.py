@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from semlith import api
-from semlith.api import App
-from semlith.indexer import IndexReport
+from semlith.embed.pool import EmbedderPool
+from semlith.indexer import Indexer
+from semlith.search import Searcher
 from semlith.settings import Settings
+from semlith.store import Store
+from semlith.types import IndexReport
 from semlith.watch import StoreWatcher
 from tests.conftest import HashEmbedder
 
@@ -44,9 +46,13 @@ class Watched:
                 outer.embedded += len(texts)
                 return super().embed_documents(texts)
 
-        self.app = App(settings, embedder_factory=lambda n: Counting(n))
+        model = Counting("test-hash")
         self.root = root
-        self.store = api.open_for_index(self.app, [root], folder, None)
+        folder = folder or root / ".semlith"
+        self.store = Store.create(folder, model=model.name, dim=model.dim, settings=settings,
+                                  root=root)
+        self.indexer = Indexer(self.store, root, lambda: model)
+        self.searcher = Searcher([("t", self.store)], EmbedderPool(lambda n: model))
         self.watcher = StoreWatcher(root, self.store.folder, self.batch, debounce=0.1,
                                     cooldown=0.3, observer_factory=self.observer_factory)
         self.reports: list[IndexReport] = []
@@ -54,18 +60,16 @@ class Watched:
     observer_factory: Callable[[], object] | None = None
 
     def batch(self, rels: list[str] | None) -> IndexReport:
-        report = api.run_index(self.app, self.store,
-                               [self.root / r for r in rels] if rels is not None else [])
+        report = self.indexer.run([self.root / r for r in rels] if rels is not None else [])
         self.reports.append(report)
         return report
 
     def paths(self, query: str, k: int = 20) -> list[str]:
-        return [h.path for h in api.search(self.app, [("t", self.store)], query, k)]
+        return [h.path for h in self.searcher.search(query, k)]
 
     def holding(self, word: str) -> list[str]:
         """Paths of the hits whose text holds `word` (dense search returns everything)."""
-        return [h.path for h in api.search(self.app, [("t", self.store)], word, 50)
-                if word in h.text]
+        return [h.path for h in self.searcher.search(word, 50) if word in h.text]
 
     def has(self, rel: str) -> bool:
         return self.store.catalog.file(rel) is not None and bool(
@@ -151,7 +155,7 @@ def test_a_burst_of_2000_files_ends_exactly_like_a_full_index(watched: Watched,
     eventually(lambda: watched.has("burst/d19/f1999.py"), timeout=120)
     eventually(lambda: watched.watcher.state.pending == 0, timeout=120)
     fresh = Watched(watched.root, tmp_path / "fresh-store", settings)
-    api.run_index(fresh.app, fresh.store)
+    fresh.indexer.run()
     ours = {f.path: f.hash for f in watched.store.catalog.files()}
     theirs = {f.path: f.hash for f in fresh.store.catalog.files()}
     fresh.store.close()
@@ -242,7 +246,8 @@ def test_daemon_catches_up_then_follows_edits(tmp_path: Path) -> None:
         (root / "auth" / "fresh.py").write_text("def cormorant_online():\n    return 2\n")
         eventually(lambda: found("cormorant_online"), timeout=60)
         status = semlith(home, "stats", cwd=root)
-        assert "daemon     watch: events, 0 pending" in status.stdout, status.stdout
+        assert f"daemon     served by pid {daemon.proc.pid}" in status.stdout, status.stdout
+        assert "watch: events, 0 pending" in status.stdout, status.stdout
     finally:
         assert daemon.stop() == 0
 

@@ -1,28 +1,19 @@
-"""What the MCP tools answer, as text an agent reads: locate lists, excerpts, file reads.
+"""What the MCP tools answer, as text an agent reads: locate lists, excerpts, passages.
 
-Kept apart from the tool definitions so the formatting is tested on its own. Paths are
-relative to their store's root; every path an agent names is checked to resolve inside
-a root the daemon serves and to be an indexed file before anything is read.
+Pure formatting of library results (semlith/types.py), kept apart from the tool
+definitions so it is tested on its own. Paths are relative to their store's root;
+answers covering several stores name the store in front (`store:path`), which
+`semlith_read` accepts back.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
 
-from semlith.errors import SemlithError
-from semlith.indexer import content_hash
-from semlith.search import Hit
-from semlith.server.fleet import Held
+from semlith.types import Hit, Passage, SymbolHit
 
 _WORD = re.compile(r"\w+")
-READ_MAX_LINES = 400
-
-
-class BadTarget(SemlithError):
-    """A path or locator an agent gave cannot be served."""
 
 
 def _tokens(text: str) -> int:
@@ -42,10 +33,11 @@ def best_line(hit: Hit, query: str) -> tuple[int, str]:
     return best
 
 
-def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool) -> str:
+def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
+           note: str = "") -> str:
     """Hits grouped by file, one line per hit: `start-end symbol · best line`."""
     if not hits:
-        return "No results."
+        return _noted("No results.", note)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(f"{hit.store}:{hit.path}" if multi_store else hit.path, []).append(hit)
@@ -66,81 +58,50 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool) 
     if shown < len(hits):
         out.append(f"({len(hits) - shown} more hits left out to stay within "
                    f"max_tokens={max_tokens})")
-    return "\n".join(out)
+    return _noted("\n".join(out), note)
 
 
-def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool) -> str:
+def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
     """Each hit's locator and text, until the token budget is spent."""
     if not hits:
-        return "No results."
+        return _noted("No results.", note)
     out: list[str] = []
     used = 0
     for n, hit in enumerate(hits):
-        where = f"[{hit.store}] " if multi_store else ""
-        block = f"{where}{hit.locator}{' ' + hit.symbol if hit.symbol else ''}\n{hit.text}\n"
+        where = hit.store_locator if multi_store else hit.locator
+        block = f"{where}{' ' + hit.symbol if hit.symbol else ''}\n{hit.text}\n"
         if out and used + _tokens(block) > max_tokens:
             out.append(f"({len(hits) - n} more hits left out to stay within "
                        f"max_tokens={max_tokens})")
             break
         out.append(block)
         used += _tokens(block)
-    return "\n".join(out)
+    return _noted("\n".join(out), note)
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    path: str
-    start: int | None
-    end: int | None
+def _noted(text: str, note: str) -> str:
+    return f"{text}\n({note})" if note else text
 
 
-_LOCATOR = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+def passage(p: Passage) -> str:
+    """A read: its locator, then the lines numbered, then what was left out."""
+    notes = []
+    if p.symbol:
+        notes.append(f"definition of {p.symbol}")
+    if p.extracted:
+        notes.append("text extracted from the document")
+    if p.changed:
+        notes.append("the file changed since it was indexed")
+    head = f"{p.path}:{p.start_line}-{p.end_line}" + (f" ({'; '.join(notes)})" if notes else "")
+    body = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(p.lines, start=p.start_line))
+    more = p.total_lines - p.end_line
+    tail = f"\n({more} more lines; read {p.path}:{p.end_line + 1}-{p.total_lines})" \
+        if more > 0 and p.end_line - p.start_line + 1 >= 400 else ""
+    return f"{head}\n{body}{tail}"
 
 
-def parse_locator(target: str) -> Span:
-    """`path:start-end`, `path:line` or `path` -> Span (lines 1-based, inclusive)."""
-    match = _LOCATOR.match(target.strip())
-    if match:
-        start = int(match.group("start"))
-        end = int(match.group("end") or start)
-        if start < 1 or end < start:
-            raise BadTarget(f"bad line range in {target!r}: lines start at 1 and end >= start")
-        return Span(match.group("path"), start, end)
-    return Span(target.strip(), None, None)
-
-
-def safe_file(held: Held, rel: str) -> Path:
-    """The file of an indexed path, resolved inside the store's root, or BadTarget."""
-    pure = PurePosixPath(rel.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or not rel.strip():
-        raise BadTarget(f"{rel!r} is not a path relative to the store's root")
-    if held.store.catalog.file(pure.as_posix()) is None:
-        raise BadTarget(f"{rel!r} is not an indexed file of store {held.name!r}; "
-                        "semlith_files lists them")
-    root = held.store.root.resolve()
-    path = (root / pure).resolve()
-    if path != root and root not in path.parents:
-        raise BadTarget(f"{rel!r} leads outside the store's root")
-    return path
-
-
-def read_lines(held: Held, span: Span) -> str:
-    """Exact lines of an indexed file as it is on disk, marked when it changed since."""
-    path = safe_file(held, span.path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadTarget(f"{span.path!r} cannot be read now ({exc.strerror}); "
-                        "it may have been deleted") from None
-    record = held.store.catalog.file(PurePosixPath(span.path).as_posix())
-    changed = record is not None and record.hash != content_hash(data)
-    lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
-    start = span.start or 1
-    end = min(span.end or len(lines), len(lines), start + READ_MAX_LINES - 1)
-    if start > len(lines):
-        raise BadTarget(f"{span.path!r} has {len(lines)} lines; line {start} does not exist")
-    note = " (the file changed since it was indexed)" if changed else ""
-    more = f"\n({(span.end or len(lines)) - end} more lines not shown)" \
-        if (span.end or len(lines)) > end else ""
-    body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(start, end + 1))
-    return f"{span.path}:{start}-{end}{note}\n{body}{more}"
+def definitions(hits: Sequence[SymbolHit], name: str, multi_store: bool) -> str:
+    if not hits:
+        return f"No definition of {name!r}."
+    return "\n".join(f"{h.store_locator if multi_store else h.locator} {h.kind} {h.qualname}"
+                     f" · {h.signature}" for h in hits)

@@ -1,8 +1,7 @@
-"""Talking to a running daemon from the CLI and the stdio proxy (stdlib HTTP only)."""
+"""Finding, checking and starting the daemon (stdlib HTTP only); its API is semlith/remote.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import urllib.request
 from typing import Any
 
 from semlith.errors import SemlithError
-from semlith.home import DAEMON_LOG, Discovery, agent_key, read_discovery
+from semlith.home import DAEMON_LOG, Discovery, read_discovery
 from semlith.settings import Settings
 
 START_SECONDS = 60.0
@@ -20,28 +19,7 @@ RACE_SECONDS = 2.0
 
 
 class DaemonError(SemlithError):
-    """The daemon answered with an error, or could not be reached."""
-
-
-def call(settings: Settings, found: Discovery, method: str, path: str,
-         body: dict[str, Any] | None = None, timeout: float = 600.0) -> Any:
-    """One authenticated JSON request to the daemon; DaemonError on failure."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        found.url + path, data=data, method=method,
-        headers={"Authorization": f"Bearer {agent_key(settings.home)}",
-                 "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read()).get("error", "")
-        except ValueError:
-            message = ""
-        raise DaemonError(message or f"the daemon answered HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise DaemonError(f"the daemon on port {found.port} did not answer ({exc})") from None
+    """The daemon could not be reached or started, or failed in a way it did not explain."""
 
 
 def healthy(found: Discovery, timeout: float = 2.0) -> bool:
@@ -68,7 +46,10 @@ def start_in_background(settings: Settings) -> Discovery:
         kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED | NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True
-    child = subprocess.Popen([sys.executable, "-m", "semlith", "serve"], **kwargs)
+    # -P and a neutral working folder: a `semlith/` folder where the editor was started
+    # would otherwise shadow the installed package (`python -m` puts "" first on the path).
+    child = subprocess.Popen([sys.executable, "-P", "-m", "semlith", "serve"],
+                             cwd=settings.home, **kwargs)
     log.close()
     deadline = time.monotonic() + START_SECONDS
     exited: float | None = None

@@ -12,29 +12,33 @@ import asyncio
 import contextlib
 import errno
 import logging
+import os
 import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
 import uvicorn
 
 from semlith import __version__
-from semlith.api import App
+from semlith.embed.text import Embedder
 from semlith.errors import SemlithError
 from semlith.home import (
     StoreEntry,
     agent_key,
     clear_discovery,
+    control_key,
     read_discovery,
     registered_stores,
     write_discovery,
 )
-from semlith.server.app import create_app
+from semlith.local import Engine, LocalLibrary
+from semlith.server.app import Keys, create_app
 from semlith.server.fleet import Fleet
+from semlith.settings import Settings
 from semlith.store.catalog import CATALOG_NAME
 from semlith.watch import DEBOUNCE_SECONDS
 
@@ -130,10 +134,10 @@ def choose_stores(home: Path, named: Sequence[str]) -> list[StoreEntry]:
     return chosen
 
 
-def serve(app: App, stores: Sequence[str] = (), port: int | None = None, *,
-          watch: bool = True, debounce: float = DEBOUNCE_SECONDS) -> None:
+def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = None, *,
+          watch: bool = True, debounce: float = DEBOUNCE_SECONDS,
+          embedder_factory: Callable[[str], Embedder] | None = None) -> None:
     """Run the daemon until stopped. Raises CannotServe when it cannot start."""
-    settings = app.settings
     home = settings.home
     running = read_discovery(home)
     if running is not None:
@@ -141,9 +145,10 @@ def serve(app: App, stores: Sequence[str] = (), port: int | None = None, *,
                           f"{running.port}); `semlith stop` stops it")
     port = settings.port if port is None else port
     sock = bind(port)
-    fleet = Fleet(app)
+    engine = Engine(settings, embedder_factory)
+    fleet = Fleet(engine, follow_registry=not stores)
     fleet.open(choose_stores(home, stores))
-    key = agent_key(home)
+    keys = Keys(agent_key(home), control_key(home))
     config = uvicorn.Config(None, log_level="warning", access_log=False,  # type: ignore[arg-type]
                             timeout_graceful_shutdown=GRACEFUL_SECONDS, lifespan="on")
     server = _Server(config)
@@ -152,31 +157,30 @@ def serve(app: App, stores: Sequence[str] = (), port: int | None = None, *,
         threading.Thread(target=fleet.load_models, name="semlith-model", daemon=True).start()
         if watch:
             fleet.start_watching(debounce)
+        fleet.follow()
 
-    config.app = create_app(settings, fleet, key, on_stop=lambda: _stop(server),
-                            on_startup=started)
+    config.app = create_app(
+        settings, agent=LocalLibrary(settings, engine=engine, source=fleet, agent=True),
+        person=LocalLibrary(settings, engine=engine, source=fleet), keys=keys,
+        on_stop=lambda: _stop(server), on_startup=started)
     actual = sock.getsockname()[1]
+    fleet.port = actual
     write_discovery(home, actual, __version__)
     print(f"semlith {__version__} serving {len(fleet.held)} store(s) on "
-          f"http://127.0.0.1:{actual}/mcp (pid {_pid()})", file=sys.stderr, flush=True)
+          f"http://127.0.0.1:{actual}/mcp (pid {os.getpid()})", file=sys.stderr, flush=True)
     for folder, why in fleet.problems.items():
         print(f"semlith: not serving {folder}: {why}", file=sys.stderr, flush=True)
     try:
         server.run(sockets=[sock])
     finally:
         fleet.close()
+        engine.close()
         clear_discovery(home)
         sock.close()
 
 
 def _stop(server: uvicorn.Server) -> None:
     server.should_exit = True
-
-
-def _pid() -> int:
-    import os
-
-    return os.getpid()
 
 
 def wait_until_gone(pid: int, timeout: float) -> bool:

@@ -1,42 +1,45 @@
-"""The daemon's stores, one model pool for all of them, and their writer locks.
+"""The daemon's stores: held writable, watched, and kept in step with the registry.
 
-A `Fleet` opens each store writable (the daemon is its one writer), loads the models in
-the background, and serialises index runs per store while searches run concurrently on
-worker threads (SQLite connections are per thread; shards and the sidecar have their
-own locks).
+A `Fleet` is the `StoreSource` of the daemon's libraries (semlith/local.py). It opens
+every registered store as its one writer, loads their models in the background, and
+serialises index runs per store while searches run concurrently on worker threads
+(SQLite connections are per thread; shards and the sidecar have their own locks).
+
+It follows the registry (`stores.json` under SEMLITH_HOME, polled twice a second: a
+`stat`): a store indexed after the daemon started is served within a second, and one
+whose registration or folder disappears is dropped once its in-flight calls finish. A
+store another process holds (a `semlith index` started before the daemon) is read
+without its lock meanwhile and taken over when it is free.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from semlith import api
-from semlith.api import App
+from semlith import __version__
 from semlith.errors import SemlithError, StoreLocked
-from semlith.home import StoreEntry
-from semlith.indexer import IndexReport
-from semlith.search import Filters, Hit
+from semlith.home import REGISTRY, StoreEntry, registered_stores
+from semlith.local import Engine, Opened, register
+from semlith.scope import Known, label_stores
 from semlith.store import Store
+from semlith.store.catalog import CATALOG_NAME
+from semlith.types import IndexReport, Status
 from semlith.watch import StoreWatcher
 
 log = logging.getLogger("semlith.fleet")
 MODEL_WAIT_SECONDS = 120.0
-
-
-class UnknownStore(SemlithError):
-    """A request named a store the daemon does not serve."""
-
-
-class PathOutsideRoots(SemlithError):
-    """A path an agent gave resolves outside every root the daemon serves."""
+POLL_SECONDS = 0.5
+RETRY_LOCKED_SECONDS = 5.0
 
 
 @dataclass
@@ -47,41 +50,64 @@ class Held:
     store: Store
     writing: threading.Lock = field(default_factory=threading.Lock)
     watcher: StoreWatcher | None = None
+    users: int = 0  # calls reading it now; it is closed only when none is left
 
 
 class Fleet:
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, engine: Engine, *, follow_registry: bool = True) -> None:
+        self.engine = engine
+        self.settings = engine.settings
         self.held: dict[str, Held] = {}
         self.problems: dict[str, str] = {}  # store folder -> why it is not served
         self.model_ready = threading.Event()
         self.model_error: str | None = None
         self.started = time.time()
         self.searches = 0  # answered, for `status` (and tests that check who answered)
+        self.port = 0
+        self.served_by = os.getpid()
+        self.follow_registry = follow_registry
+        self._cond = threading.Condition()
+        self._debounce: float | None = None  # watching, with this debounce, when set
+        self._registry_seen: tuple[int, int] | None = None
+        self._retry_at = 0.0
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def open(self, entries: Sequence[StoreEntry]) -> None:
         """Open every store writable; one that cannot be opened is reported, not fatal."""
         for entry in entries:
-            try:
-                store = Store.open(Path(entry.folder), settings=self.app.settings,
-                                   writable=True, command="semlith serve")
-            except (SemlithError, OSError, ValueError) as exc:
-                self.problems[entry.folder] = str(exc)
-                log.warning("not serving %s: %s", entry.folder, exc)
-                continue
-            name = store.name
-            n = 2
+            self._take(Path(entry.folder))
+
+    def _take(self, folder: Path) -> Held | None:
+        try:
+            store = Store.open(folder, settings=self.settings, writable=True,
+                               command="semlith serve")
+        except (SemlithError, OSError, ValueError) as exc:
+            if self.problems.get(str(folder)) != str(exc):
+                log.warning("not serving %s: %s", folder, exc)
+            self.problems[str(folder)] = str(exc)
+            return None
+        self.problems.pop(str(folder), None)
+        return self._hold(store)
+
+    def _hold(self, store: Store) -> Held:
+        with self._cond:
+            name, n = store.name, 2
             while name in self.held:
                 name, n = f"{store.name}#{n}", n + 1
-            self.held[name] = Held(name, store)
+            held = Held(name, store)
+            self.held[name] = held
+        if self._debounce is not None:
+            self._watch(held, self._debounce)
+        return held
 
     def load_models(self) -> None:
         """Load each store's model (documents and queries); run on a background thread."""
         try:
-            for model in sorted({h.store.model for h in self.held.values()}):
-                self.app.pool.for_queries(model)
+            for model in sorted({h.store.model for h in list(self.held.values())}):
+                self.engine.pool.for_queries(model)
         except Exception as exc:  # reported to every later search, and logged
             self.model_error = str(exc)
             log.exception("loading the embedding model failed")
@@ -90,16 +116,25 @@ class Fleet:
 
     def start_watching(self, debounce: float) -> None:
         """Catch up with changes made while no daemon ran, then keep every store current."""
-        for held in self.held.values():
-            watcher = StoreWatcher(held.store.root, held.store.folder,
-                                   functools.partial(self._batch, held), debounce=debounce)
-            watcher.on_batch = functools.partial(self._batched, held)
-            held.watcher = watcher
-            watcher.start(catch_up=True)
+        self._debounce = debounce
+        for held in list(self.held.values()):
+            self._watch(held, debounce)
+
+    def _watch(self, held: Held, debounce: float) -> None:
+        watcher = StoreWatcher(held.store.root, held.store.folder,
+                               functools.partial(self._batch, held), debounce=debounce)
+        watcher.on_batch = functools.partial(self._batched, held)
+        held.watcher = watcher
+        watcher.start(catch_up=True)
 
     def _batch(self, held: Held, paths: list[str] | None) -> IndexReport:
-        root = held.store.root
-        return self.index(held.name, [str(root / p) for p in paths] if paths else [])
+        from semlith.indexer import Indexer
+
+        store = held.store
+        targets = [store.root / p for p in paths] if paths else []
+        with held.writing:
+            indexer = Indexer(store, store.root, lambda: self.engine.pool.get(store.model))
+            return indexer.run([t for t in targets if t.resolve() != store.root.resolve()])
 
     def _batched(self, held: Held, report: IndexReport) -> None:
         assert held.watcher is not None
@@ -107,96 +142,170 @@ class Fleet:
             print(f"semlith: {held.name}: caught up with changes made while no daemon ran: "
                   f"{report.summary()}", file=sys.stderr, flush=True)
 
+    def follow(self) -> None:
+        """Start following the registry on a background thread."""
+        self._registry_seen = self._registry_stamp()
+        self._poller = threading.Thread(target=self._poll, name="semlith-registry",
+                                        daemon=True)
+        self._poller.start()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(POLL_SECONDS):
+            try:
+                self.refresh()
+            except Exception:  # logged; the next poll tries again
+                log.exception("following the store registry failed")
+
+    def _registry_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = (self.settings.home / REGISTRY).stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def refresh(self, force: bool = False) -> None:
+        """Serve newly registered stores, drop vanished ones, retry locked ones."""
+        stamp = self._registry_stamp()
+        now = time.monotonic()
+        gone = [h for h in list(self.held.values())
+                if not (h.store.folder / CATALOG_NAME).is_file()]
+        changed = force or stamp != self._registry_seen
+        retry = bool(self.problems) and now >= self._retry_at
+        if not (changed or retry or gone):
+            return
+        self._registry_seen = stamp
+        self._retry_at = now + RETRY_LOCKED_SECONDS
+        entries = registered_stores(self.settings.home)
+        wanted = {Path(e.folder).resolve() for e in entries}
+        held_folders = {h.store.folder.resolve() for h in self.held.values()}
+        if self.follow_registry:
+            for entry in entries:
+                folder = Path(entry.folder)
+                new = folder.resolve() not in held_folders and (folder / CATALOG_NAME).is_file()
+                if new and self._take(folder) is not None:
+                    log.warning("now serving %s", folder)
+            for held in list(self.held.values()):
+                if held.store.folder.resolve() not in wanted:
+                    gone.append(held)
+        for held in dict.fromkeys(gone):
+            self._drop(held)
+
+    def _drop(self, held: Held) -> None:
+        with self._cond:
+            if self.held.get(held.name) is not held:
+                return
+            del self.held[held.name]
+            self._cond.wait_for(lambda: held.users == 0, timeout=60)
+        log.warning("no longer serving %s", held.store.folder)
+        if held.watcher is not None:
+            held.watcher.stop()
+        with held.writing:
+            held.store.close()
+
     def close(self) -> None:
-        for held in self.held.values():
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=5)
+        for held in list(self.held.values()):
             if held.watcher is not None:
                 held.watcher.stop()
-        for held in self.held.values():
+        for held in list(self.held.values()):
             with held.writing:
                 held.store.close()
         self.held.clear()
 
-    # -- requests ------------------------------------------------------------------------
+    # -- StoreSource ---------------------------------------------------------------------
 
-    def choose(self, name: str | None) -> list[Held]:
-        """The stores a request addresses: one by name, or all of them."""
-        if not self.held:
-            raise UnknownStore("the daemon serves no store; run `semlith index DIR` first")
-        if name is None or name == "":
-            return list(self.held.values())
-        if name not in self.held:
-            raise UnknownStore(f"unknown store {name!r}; the stores are: "
-                               f"{', '.join(sorted(self.held))}")
-        return [self.held[name]]
+    def known(self) -> list[Known]:
+        """The held stores, then registered ones it could not take (read without a lock)."""
+        with self._cond:
+            held = [Known(h.name, h.store.folder, h.store.root) for h in self.held.values()]
+        if not self.problems:  # the common case: no registry read on the query path
+            return held
+        folders = {k.folder.resolve() for k in held}
+        others = [e for e in registered_stores(self.settings.home)
+                  if e.folder in self.problems and Path(e.folder).resolve() not in folders
+                  and (Path(e.folder) / CATALOG_NAME).is_file()]
+        names = {k.name for k in held}
+        extra = label_stores([(e.name, Path(e.folder), Path(e.root) if e.root else None)
+                              for e in others])
+        return held + [Known(k.name if k.name not in names else f"{k.name}~", k.folder,
+                             k.root) for k in extra]
 
-    def wait_for_model(self) -> None:
+    @contextlib.contextmanager
+    def reading(self, chosen: Sequence[Known]) -> Iterator[Opened]:
+        borrowed: list[Held] = []
+        extra: list[Store] = []
+        opened: Opened = []
+        try:
+            for known in chosen:
+                with self._cond:
+                    held = self.held.get(known.name)
+                    if held is not None and held.store.folder == known.folder:
+                        held.users += 1
+                        borrowed.append(held)
+                        opened.append((held.name, held.store))
+                        continue
+                store = Store.open(known.folder, settings=self.settings)
+                extra.append(store)
+                opened.append((known.name, store))
+            yield opened
+        finally:
+            for store in extra:
+                store.close()
+            with self._cond:
+                for held in borrowed:
+                    held.users -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def writing(self, folder: Path, create: Callable[[], Store] | None
+                ) -> Iterator[tuple[str, Store]]:
+        held = self._held_at(folder)
+        if held is None:
+            if (folder / CATALOG_NAME).is_file() or create is None:
+                store = Store.open(folder, settings=self.settings, writable=True,
+                                   command="semlith serve")
+            else:
+                store = create()
+            register(self.settings.home, store)
+            held = self._hold(store)
+            self._registry_seen = self._registry_stamp()
+        if not held.writing.acquire(timeout=600):
+            raise StoreLocked(f"store {held.name!r} is being indexed; try again shortly")
+        try:
+            yield held.name, held.store
+        finally:
+            held.writing.release()
+
+    def _held_at(self, folder: Path) -> Held | None:
+        resolved = folder.resolve()
+        with self._cond:
+            return next((h for h in self.held.values()
+                         if h.store.folder.resolve() == resolved), None)
+
+    def ready(self) -> None:
         if not self.model_ready.wait(MODEL_WAIT_SECONDS):
             raise SemlithError("the embedding model is still loading; try again in a minute")
         if self.model_error:
             raise SemlithError(f"the embedding model failed to load: {self.model_error}")
-
-    def search(self, query: str, k: int, filters: Filters | None = None,
-               store: str | None = None, folders: Sequence[str] = ()) -> list[Hit]:
-        """Search one store by name, the stores at `folders`, or all of them."""
-        chosen = [self.by_folder(f) for f in folders] if folders else self.choose(store)
-        self.wait_for_model()
-        hits = api.search(self.app, [(h.name, h.store) for h in chosen], query, k, filters)
         self.searches += 1
-        return hits
 
-    def index(self, store: str | None, paths: Sequence[str] = (), *,
-              time_budget: float | None = None) -> IndexReport:
-        """Index paths of one store (the one whose root holds them, if not named)."""
-        held, resolved = self.locate(store, paths)
-        if not held.writing.acquire(timeout=time_budget or 600):
-            raise StoreLocked(f"store {held.name!r} is being indexed; try again shortly")
-        try:
-            return api.run_index(self.app, held.store, resolved, time_budget=time_budget)
-        finally:
-            held.writing.release()
+    def describe(self, name: str) -> tuple[bool, dict[str, Any] | None]:
+        held = self.held.get(name)
+        if held is None:
+            return False, None
+        watch = held.watcher.state.as_json() if held.watcher else None
+        return held.writing.locked(), watch
 
-    def forget(self, store: str | None, path: str) -> int:
-        held, (resolved,) = self.locate(store, [path])
-        with held.writing:
-            return api.forget(held.store, resolved)
-
-    def locate(self, name: str | None, raw: Sequence[str]) -> tuple[Held, list[Path]]:
-        """The store whose root holds every path, and the paths resolved inside it.
-
-        Relative paths are relative to the root. A path that leaves the root (`..`, a
-        symlink pointing elsewhere, another folder) is refused: nothing outside a served
-        root is read or written on an agent's behalf.
-        """
-        candidates = self.choose(name)
-        for held in candidates:
-            root = held.store.root.resolve()
-            resolved = [(Path(p) if Path(p).is_absolute() else root / p).resolve() for p in raw]
-            if all(p == root or root in p.parents for p in resolved) and \
-                    (raw or len(candidates) == 1):
-                return held, resolved
-        roots = ", ".join(f"{h.name}: {h.store.root}" for h in candidates)
-        if not raw:
-            raise UnknownStore(f"name the store; the stores are: {roots}")
-        raise PathOutsideRoots(f"{', '.join(map(str, raw))} is not inside a served root "
-                               f"({roots})")
-
-    def by_folder(self, folder: str) -> Held:
-        resolved = Path(folder).resolve()
-        for held in self.held.values():
-            if held.store.folder.resolve() == resolved:
-                return held
-        raise UnknownStore(f"the daemon does not serve the store at {folder!r}")
-
-    def status(self) -> dict[str, Any]:
-        return {
-            "stores": {name: {"folder": str(h.store.folder), "root": str(h.store.root),
-                              "model": h.store.model, "indexing": h.writing.locked(),
-                              "watch": h.watcher.state.as_json() if h.watcher else None}
-                       for name, h in self.held.items()},
-            "not_served": dict(self.problems),
-            "model_ready": self.model_ready.is_set() and not self.model_error,
-            "model_error": self.model_error,
-            "models_loaded": self.app.pool.loaded(),
-            "uptime_s": round(time.time() - self.started, 1),
-            "searches": self.searches,
-        }
+    def status(self) -> Status:
+        with self._cond:
+            stores = {name: {"folder": str(h.store.folder), "root": str(h.store.root),
+                             "model": h.store.model, "indexing": h.writing.locked(),
+                             "watch": h.watcher.state.as_json() if h.watcher else None}
+                      for name, h in self.held.items()}
+        return Status(__version__, os.getpid(), self.port,
+                      round(time.time() - self.started, 1),
+                      self.model_ready.is_set() and not self.model_error, self.model_error,
+                      tuple(self.engine.pool.loaded()), self.searches, stores,
+                      dict(self.problems))

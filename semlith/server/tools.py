@@ -1,32 +1,45 @@
 """The MCP tools, defined once; every transport (HTTP, the stdio proxy) serves these.
 
-Descriptions are written for an agent deciding which tool to call, and kept short: the
-whole `tools/list` stays under 1,000 tokens (a test checks). Failures come back as a
-tool result with `isError` and one sentence the agent can act on.
+Each tool parses its arguments, calls one method of the agent-facing `Library`, and
+formats the result (semlith/server/answers.py). Descriptions are written for an agent
+deciding which tool to call, and kept short: the whole `tools/list` stays under 1,000
+tokens (a test checks). Failures come back as a tool result with `isError` and one
+sentence the agent can act on.
+
+Scope: without `stores`, a tool answers from the stores of the caller's project — the
+folders named by the `Semlith-Roots` header (the stdio proxy sends the editor's MCP
+roots, or its own folder) or, over stdio in process, the client's MCP roots.
+`stores: ["*"]` addresses every store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote, urlsplit
 
-from mcp.server.mcpserver import MCPServer
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from semlith import __version__
 from semlith.errors import SemlithError
-from semlith.search import Filters
+from semlith.library import Library
 from semlith.server import answers
-from semlith.server.fleet import Fleet
-from semlith.symbols import find_symbols
-from semlith.watch import describe_watch
+from semlith.types import Filters, Scope
 
+log = logging.getLogger("semlith.tools")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-Store = Annotated[str, Field(description="Store name; default: all")]
+ROOTS_HEADER = "semlith-roots"
+Stores = Annotated[list[str], Field(description='Store names; ["*"]: all. Default: '
+                                    "this project's")]
 INSTRUCTIONS = ("Semantic + keyword code search over the user's indexed folders. Prefer "
                 "semlith_search to grep for questions; semlith_read to see exact lines.")
 
@@ -35,12 +48,12 @@ def _failure(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _answers(func: Callable[..., str]) -> Callable[..., str | CallToolResult]:
+def _answers(func: Callable[..., Awaitable[str]]) -> Callable[..., Awaitable[Any]]:
     """Turn domain errors into an `isError` result with their one-line message."""
     @wraps(func)
-    def run(*args: Any, **kwargs: Any) -> str | CallToolResult:
+    async def run(*args: Any, **kwargs: Any) -> str | CallToolResult:
         try:
-            return func(*args, **kwargs)
+            return await func(*args, **kwargs)
         except (SemlithError, ValueError, PermissionError) as exc:
             return _failure(str(exc))
     return run
@@ -55,17 +68,66 @@ def _compact(schema: Any) -> Any:
     return schema
 
 
+async def scope_of(ctx: Context, stores: list[str]) -> Scope:
+    """The stores a call addresses: the named ones, else the caller's project folders."""
+    if stores:
+        return Scope(tuple(stores))
+    return Scope(near=tuple(await _roots(ctx)))
+
+
+async def _roots(ctx: Context) -> list[str]:
+    """The caller's folders: the proxy's header, else the client's MCP roots (stdio)."""
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        raw = headers.get(ROOTS_HEADER)
+        return _parse_roots(raw) if raw else []
+    try:
+        session = ctx.request_context.session
+        caps = session.client_params.capabilities if session.client_params else None
+        if caps is None or caps.roots is None:
+            return [os.getcwd()]
+        with anyio.fail_after(2):
+            result = await session.list_roots()
+        return [_folder(str(root.uri)) for root in result.roots] or [os.getcwd()]
+    except Exception as exc:  # noqa: BLE001 - no back channel, a client that fails: cwd
+        log.debug("roots/list failed: %s", exc)
+        return [os.getcwd()]
+
+
+def _parse_roots(raw: str) -> list[str]:
+    try:
+        value = json.loads(unquote(raw))
+    except ValueError:
+        return []
+    return [_folder(v) for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _folder(uri: str) -> str:
+    """A `file://` root URI (or a plain path) as a local path."""
+    if uri.startswith("file:"):
+        path = unquote(urlsplit(uri).path)
+        return path[1:] if len(path) > 2 and path[0] == "/" and path[2] == ":" else path
+    return uri
+
+
+def encode_roots(folders: list[str]) -> str:
+    """The `Semlith-Roots` header value for these folders (ASCII-safe JSON)."""
+    from urllib.parse import quote
+
+    return quote(json.dumps(folders))
+
+
 class _Registry:
     """Collects tool functions; `server()` builds the MCPServer with compact schemas."""
 
     def __init__(self) -> None:
         self.tools: list[Tool] = []
 
-    def tool(self, annotations: ToolAnnotations, structured_output: bool = False
+    def tool(self, annotations: ToolAnnotations
              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            tool = Tool.from_function(func, annotations=annotations,
-                                      structured_output=structured_output)
+            tool = Tool.from_function(func, annotations=annotations, structured_output=False)
             tool.parameters = _compact(tool.parameters)
             tool.description = " ".join(tool.description.split())
             self.tools.append(tool)
@@ -77,124 +139,122 @@ class _Registry:
                          log_level="WARNING", tools=self.tools)
 
 
-def build_mcp(fleet: Fleet) -> MCPServer:
-    """An MCPServer whose tools answer from `fleet`."""
+def build_mcp(library: Library) -> MCPServer:
+    """An MCPServer whose tools answer from `library` (the agent-facing one)."""
     mcp = _Registry()
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=False)
+    def call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
+        return anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+
+    @mcp.tool(READ_ONLY)
     @_answers
-    def semlith_search(
+    async def semlith_search(
+        ctx: Context,
         query: Annotated[str, Field(description="Plain English and/or identifiers")],
         k: Annotated[int, Field(ge=1, le=50)] = 10,
         path: Annotated[list[str], Field(description="Globs; !glob excludes")] = [],  # noqa: B006
         ext: list[str] = [],  # noqa: B006 - pydantic copies defaults
         lang: list[str] = [],  # noqa: B006
-        store: Store = "",
+        stores: Stores = [],  # noqa: B006
         format: Literal["locate", "excerpt"] = "locate",
         max_tokens: Annotated[int, Field(ge=100, le=20000)] = 2000,
     ) -> str:
         """Find the code or docs that answer a question. locate: one line per hit,
         grouped by file; excerpt: hit text. Then semlith_read the lines you need."""
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
-        hits = fleet.search(query, k, filters, store)
-        multi = len(fleet.choose(store)) > 1
+        answer = await call(library.search, query, k=k, filters=filters,
+                            scope=await scope_of(ctx, stores))
+        multi = len(answer.stores) > 1
         if format == "excerpt":
-            return answers.excerpts(hits, max_tokens, multi)
-        return answers.locate(hits, query, max_tokens, multi)
+            return answers.excerpts(answer.hits, max_tokens, multi, answer.note)
+        return answers.locate(answer.hits, query, max_tokens, multi, answer.note)
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=False)
+    @mcp.tool(READ_ONLY)
     @_answers
-    def semlith_read(
-        target: Annotated[str, Field(description="path:start-end, path:line, or a symbol")],
-        store: Store = "",
+    async def semlith_read(
+        ctx: Context,
+        target: Annotated[str, Field(description="A locator any tool printed, or a symbol")],
+        stores: Stores = [],  # noqa: B006
     ) -> str:
         """Exact lines of an indexed file (numbered), or the definition of a symbol."""
-        chosen = fleet.choose(store)
-        span = answers.parse_locator(target)
-        for held in chosen:
-            if held.store.catalog.file(span.path) is not None:
-                return answers.read_lines(held, span)
-        if span.start is None:
-            found = find_symbols([(h.name, h.store) for h in chosen], target, limit=1)
-            if found:
-                hit = found[0]
-                held = fleet.choose(hit.store)[0]
-                return answers.read_lines(held, answers.Span(hit.path, hit.start_line,
-                                                             hit.end_line))
-        raise answers.BadTarget(f"{span.path!r} is neither an indexed file nor a symbol; "
-                                "semlith_files lists files, semlith_search finds code")
+        scope = await scope_of(ctx, stores)
+        return answers.passage(await call(library.read, target, scope=scope))
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=False)
+    @mcp.tool(READ_ONLY)
     @_answers
-    def semlith_files(
-        store: Store = "",
+    async def semlith_files(
+        ctx: Context,
+        stores: Stores = [],  # noqa: B006
         skipped: Annotated[bool, Field(description="List skipped paths and why")] = False,
         limit: Annotated[int, Field(ge=1, le=5000)] = 500,
     ) -> str:
         """What is indexed (or, with skipped, what was left out and why)."""
+        scope = await scope_of(ctx, stores)
+        if skipped:
+            rows = [(s.store, f"{s.path}\t{s.reason}{f' ({s.detail})' if s.detail else ''}")
+                    for s in await call(library.skipped, scope=scope)]
+        else:
+            rows = [(f.store, f.path + ("" if f.state == "indexed" else "\t(pending)"))
+                    for f in await call(library.files, scope=scope)]
         lines: list[str] = []
-        for held in fleet.choose(store):
-            catalog = held.store.catalog
-            if skipped:
-                rows = [f"{r.path}\t{r.reason}{f' ({r.detail})' if r.detail else ''}"
-                        for r in catalog.skipped().values()]
-            else:
-                rows = [f.path + ("" if f.hash else "\t(pending)") for f in catalog.files()]
-            lines += [f"[{held.name}] {len(rows)} {'skipped' if skipped else 'files'}",
-                      *rows[:limit]]
-            if len(rows) > limit:
-                lines.append(f"({len(rows) - limit} more not shown; raise limit)")
-        return "\n".join(lines)
+        for store in dict.fromkeys(name for name, _ in rows):
+            mine = [row for name, row in rows if name == store]
+            lines += [f"[{store}] {len(mine)} {'skipped' if skipped else 'files'}",
+                      *mine[:limit]]
+            if len(mine) > limit:
+                lines.append(f"({len(mine) - limit} more not shown; raise limit)")
+        return "\n".join(lines) or "No files."
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=False)
+    @mcp.tool(READ_ONLY)
     @_answers
-    def semlith_stats(store: Store = "") -> str:
+    async def semlith_stats(ctx: Context, stores: Stores = []) -> str:  # noqa: B006
         """Stores served, their size, model, and whether indexing is running."""
+        from semlith.watch import describe_watch
+
         out = []
-        status = fleet.status()
-        for held in fleet.choose(store):
-            info = held.store.stats()
-            out.append(f"{held.name}: root {info['root']}, {info['files']} files "
-                       f"({info['pending_files']} pending), {info['chunks']} chunks, model "
-                       f"{info['model']}, indexing {status['stores'][held.name]['indexing']}")
-            watch = status["stores"][held.name]["watch"]
-            if watch:
-                out.append("  " + describe_watch(watch))
-        if not status["model_ready"]:
-            out.append(f"model: {status['model_error'] or 'loading'}")
+        for info in await call(library.stats, scope=await scope_of(ctx, stores)):
+            out.append(f"{info.name}: root {info.root}, {info.files} files "
+                       f"({info.pending_files} pending), {info.chunks} chunks, model "
+                       f"{info.model}, indexing {info.indexing}")
+            if info.watch:
+                out.append("  " + describe_watch(info.watch))
         return "\n".join(out)
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=False)
+    @mcp.tool(READ_ONLY)
     @_answers
-    def semlith_symbol(
+    async def semlith_symbol(
+        ctx: Context,
         name: Annotated[str, Field(description="name, Type.method or Type::method")],
-        store: Store = "",
+        stores: Stores = [],  # noqa: B006
     ) -> str:
         """Where a function, class or type is defined: every definition, best first."""
-        hits = find_symbols([(h.name, h.store) for h in fleet.choose(store)], name)
-        if not hits:
-            return f"No definition of {name!r}."
-        return "\n".join(f"{h.locator} {h.kind} {h.qualname} · {h.signature}" for h in hits)
+        scope = await scope_of(ctx, stores)
+        hits = await call(library.symbol, name, scope=scope)
+        return answers.definitions(hits, name, len({h.store for h in hits}) > 1)
 
-    @mcp.tool(annotations=WRITES, structured_output=False)
+    @mcp.tool(WRITES)
     @_answers
-    def semlith_index(
+    async def semlith_index(
+        ctx: Context,
         paths: Annotated[list[str], Field(description="Under a served root")] = [],  # noqa: B006
-        store: Store = "",
+        store: Annotated[str, Field(description="Store name")] = "",
         time_budget: Annotated[float, Field(ge=1, le=600)] = 45,
     ) -> str:
         """Bring the index up to date now. Works for time_budget seconds; call again
         to continue when it says files are left."""
-        return fleet.index(store, paths or (), time_budget=time_budget).summary()
+        report = await call(library.index, paths or (), store=store or None,
+                            time_budget=time_budget)
+        return str(report.summary())
 
-    @mcp.tool(annotations=WRITES, structured_output=False)
+    @mcp.tool(WRITES)
     @_answers
-    def semlith_forget(
+    async def semlith_forget(
+        ctx: Context,
         path: Annotated[str, Field(description="File or folder under a served root")],
-        store: Store = "",
+        store: Annotated[str, Field(description="Store name")] = "",
     ) -> str:
         """Remove a file or folder from the index (files on disk are untouched)."""
-        removed = fleet.forget(store, path)
+        removed = await call(library.forget, path, store=store or None)
         return f"forgot {removed} file{'s' if removed != 1 else ''}"
 
     return mcp.server()

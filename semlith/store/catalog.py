@@ -93,19 +93,50 @@ def fts_query(text: str) -> str:
 class Catalog:
     """store.db. `Catalog.open(path, create=True)` creates it; otherwise it must exist."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        self.readonly = readonly
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: Path, *, create: bool = False) -> Catalog:
+    def open(cls, path: Path, *, create: bool = False, readonly: bool = False) -> Catalog:
+        """Open (or create) the catalog. A writer applies pending migrations; a reader
+        (`readonly`) writes nothing, not even a migration, and refuses a catalog that
+        needs one (`pending_migrations` tells a caller beforehand)."""
         if not create and not path.exists():
             raise StoreNotFound(f"no store catalog at {str(path)!r}")
-        catalog = cls(path)
-        catalog._migrate()
+        catalog = cls(path, readonly=readonly)
+        if readonly:
+            pending = catalog.pending_migrations()
+            if pending:
+                catalog.close()
+                raise StoreFormatError(
+                    f"store {str(path.parent)!r} needs an upgrade ({pending} migrations); "
+                    "`semlith index` on it (or a running daemon) applies it")
+        else:
+            catalog._migrate()
         return catalog
+
+    def pending_migrations(self) -> int:
+        """Migrations this version would apply; StoreFormatError for a newer store."""
+        applied = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if applied > len(MIGRATIONS):
+            raise StoreFormatError(
+                f"store {str(self.path.parent)!r} was written by a newer semlith "
+                f"({applied} migrations; this one knows {len(MIGRATIONS)}); upgrade semlith")
+        pending = len(MIGRATIONS) - applied
+        if not pending and applied:
+            row = self.db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
+            fmt = int(row[0]) if row else FORMAT_VERSION
+            if fmt > FORMAT_VERSION:
+                raise StoreFormatError(
+                    f"store {str(self.path.parent)!r} has format {fmt}, newer than the "
+                    f"format {FORMAT_VERSION} this semlith reads; upgrade semlith")
+            if fmt < FORMAT_VERSION:
+                return 1  # the format number itself is a writer's upgrade
+        return pending
 
     # -- connections ---------------------------------------------------------------------
 
@@ -116,8 +147,11 @@ class Catalog:
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                    timeout=30.0)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            if self.readonly:  # a reader never writes, so it never waits on the writer
+                conn.execute("PRAGMA query_only=ON")
+            else:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
             with self._all_lock:
@@ -326,6 +360,9 @@ class Catalog:
     def add_skipped(self, db: sqlite3.Connection, rows: Iterable[SkipRecord]) -> None:
         db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?, ?)",
                        [(r.path, r.reason, r.detail, r.size, r.mtime_ns) for r in rows])
+
+    def clear_skipped(self, db: sqlite3.Connection, path: str) -> None:
+        db.execute("DELETE FROM skipped WHERE path=?", (path,))
 
     def skipped(self, scope: str = "") -> dict[str, SkipRecord]:
         """Skip records by path (under `scope`, '' = all), in path order."""

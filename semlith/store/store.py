@@ -45,6 +45,7 @@ class Store:
         self.exact = ExactSidecar(folder / EXACT_NAME, dim)
         self.shards = ShardSet(folder / SHARDS_DIR, dim, settings.index_memory_mb << 20)
         self.recovered: dict[str, int] = {}
+        self._root: Path | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -56,7 +57,9 @@ class Store:
         so a copied or moved project keeps working. A store kept elsewhere (--store)
         records its root's absolute path.
         """
-        return Path(self.catalog.meta("root") or self.folder.parent)
+        if self._root is None:  # fixed at creation: read once (it is on the query path)
+            self._root = Path(self.catalog.meta("root") or self.folder.parent)
+        return self._root
 
     @property
     def name(self) -> str:
@@ -93,9 +96,12 @@ class Store:
         """Open an existing store; `writable` takes the writer lock (or raises StoreLocked)."""
         if not (folder / CATALOG_NAME).exists():
             raise StoreNotFound(f"no semlith store at {str(folder)!r}")
+        if not writable:
+            cls._upgrade(folder, settings)
         lock = WriterLock(folder, command).acquire() if writable else None
         try:
-            store = cls(folder, Catalog.open(folder / CATALOG_NAME), settings, lock)
+            catalog = Catalog.open(folder / CATALOG_NAME, readonly=not writable)
+            store = cls(folder, catalog, settings, lock)
             if lock is not None:
                 store._recover()
             return store
@@ -103,6 +109,19 @@ class Store:
             if lock is not None:
                 lock.release()
             raise
+
+    @classmethod
+    def _upgrade(cls, folder: Path, settings: Settings) -> None:
+        """A reader of a store that needs a migration applies it once as a writer (the
+        migration is the writer's job; a writer that holds the store has done it)."""
+        probe = Catalog(folder / CATALOG_NAME, readonly=True)
+        try:
+            pending = probe.pending_migrations()
+        finally:
+            probe.close()
+        if pending:
+            cls.open(folder, settings=settings, writable=True,
+                     command="semlith (store upgrade)").close()
 
     @property
     def writable(self) -> bool:

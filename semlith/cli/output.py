@@ -1,4 +1,5 @@
-"""Terminal output of the CLI: progress (rich on a terminal, plain lines when piped)."""
+"""Terminal output of the CLI: progress (rich on a terminal, plain lines when piped),
+hits, statistics, passages."""
 
 from __future__ import annotations
 
@@ -6,13 +7,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 import click
 
-from semlith.indexer import Progress
-from semlith.ingest.walk import Skipped
-from semlith.search import Hit
+from semlith.types import Hit, Passage, Progress, StoreStats
 
 EXCERPT_LINES = 3
 PLAIN_EVERY_S = 5.0
@@ -58,14 +56,13 @@ def progress_printer(quiet: bool) -> Iterator[Callable[[Progress], None]]:
     yield plain
 
 
-def skip_printer() -> Callable[[Skipped], None]:
-    def show(item: Skipped) -> None:
-        detail = f" ({item.detail})" if item.detail else ""
-        click.echo(f"skipped {item.rel}: {item.reason}{detail}", err=True)
+def skip_printer() -> Callable[[str, str, str], None]:
+    def show(path: str, reason: str, detail: str) -> None:
+        click.echo(f"skipped {path}: {reason}{f' ({detail})' if detail else ''}", err=True)
     return show
 
 
-def format_hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
+def hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
     blocks = []
     for hit in hits:
         where = f"[{hit.store}] " if multi_store else ""
@@ -79,26 +76,38 @@ def format_hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
     return "\n".join(blocks)
 
 
-def format_stats(info: dict[str, Any]) -> str:
-    shards = info["shards"]
+def stats(info: StoreStats) -> str:
+    shards = info.shards
     lines = [
-        f"store      {info['name']}  ({info['folder']})",
-        f"root       {info['root']}",
-        f"model      {info['model']} ({info['dim']} dimensions)",
-        f"files      {info['files']} ({info['pending_files']} pending)",
-        f"chunks     {info['chunks']}",
+        f"store      {info.name}  ({info.folder})",
+        f"root       {info.root}",
+        f"model      {info.model} ({info.dim} dimensions)",
+        f"files      {info.files} ({info.pending_files} pending)",
+        f"chunks     {info.chunks}",
         "chunked by " + ", ".join(f"{how or 'unknown'}: {n}"
-                                  for how, n in info["chunked_by"].items()),
+                                  for how, n in info.chunked_by.items()),
         f"shards     {shards['shards']}, {shards['resident']} resident "
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
-    if info.get("watch"):
+    if info.served_by:
+        lines.append(f"daemon     served by pid {info.served_by}"
+                     + (", indexing now" if info.indexing else ""))
+    if info.watch:
         from semlith.watch import describe_watch
 
-        lines.append(f"daemon     {describe_watch(info['watch'])}")
+        lines.append(f"           {describe_watch(info.watch)}")
     if shards["disk_bytes"] > shards["budget_bytes"]:
         lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
+
+
+def passage(p: Passage) -> str:
+    """The lines numbered, under their locator (and what the reader should know)."""
+    notes = [n for n, on in (("text extracted from the document", p.extracted),
+                             ("the file changed since it was indexed", p.changed)) if on]
+    head = f"{p.locator}" + (f"  ({'; '.join(notes)})" if notes else "")
+    body = "\n".join(f"{n:>6}  {line}" for n, line in enumerate(p.lines, start=p.start_line))
+    return f"{head}\n{body}"

@@ -1,0 +1,126 @@
+"""What every command shares: the group, the library chosen once, errors, scopes.
+
+A command parses its options, calls one `Library` method and formats the result. The
+library is chosen once per process, at the first command that needs one: the running
+daemon's (its model is loaded and it is the stores' writer) when one answers, else one
+in this process. Errors become one line on stderr and exit status 1 (usage errors 2);
+a `--json` command prints `{"error": ...}` on stdout instead; Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from semlith import __version__
+from semlith.errors import SemlithError
+from semlith.types import Scope
+
+if TYPE_CHECKING:
+    from semlith.embed.text import Embedder
+    from semlith.library import Library
+    from semlith.settings import Settings
+
+INTERRUPTED = 130
+
+
+@dataclass
+class Env:
+    """The command's environment: settings, and the library once chosen. Tests pass one
+    (`obj=Env(embedder_factory=...)`) to run the CLI with a deterministic model."""
+
+    settings: Settings | None = None
+    embedder_factory: Callable[[str], Embedder] | None = None
+    library: Library | None = None
+
+    def get_settings(self) -> Settings:
+        if self.settings is None:
+            from semlith.settings import Settings
+
+            self.settings = Settings.load()
+        return self.settings
+
+
+def env(ctx: click.Context) -> Env:
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = Env()
+    assert isinstance(root.obj, Env)
+    return root.obj
+
+
+def library(ctx: click.Context) -> Library:
+    """The library for this process, chosen at its first use."""
+    state = env(ctx)
+    if state.library is None:
+        from semlith.library import open_library
+
+        state.library = open_library(state.get_settings(),
+                                     embedder_factory=state.embedder_factory)
+        ctx.find_root().call_on_close(state.library.close)
+    return state.library
+
+
+def fail(message: str, as_json: bool = False) -> NoReturn:
+    if as_json:
+        click.echo(json.dumps({"error": message}))
+    else:
+        click.echo(f"semlith: error: {message}", err=True)
+    sys.exit(1)
+
+
+@contextmanager
+def errors(as_json: bool = False) -> Iterator[None]:
+    """Domain errors and bad values become one line (or a JSON error) and exit 1."""
+    try:
+        yield
+    except (SemlithError, ValueError, PermissionError) as exc:
+        fail(str(exc), as_json)
+    except KeyboardInterrupt:
+        click.echo("semlith: interrupted; the store is consistent and the next run "
+                   "continues", err=True)
+        sys.exit(INTERRUPTED)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2))
+
+
+def scope(ctx: click.Context, stores: Sequence[str]) -> Scope:
+    """--store values, else SEMLITH_STORE, else the stores around the current folder.
+
+    A value that exists as a path is made absolute (the daemon has another working
+    folder); anything else is a store name.
+    """
+    given = [str(s) for s in stores] or [str(p) for p in env(ctx).get_settings().stores]
+    if given:
+        return Scope(tuple(str(Path(s).expanduser().resolve()) if Path(s).expanduser()
+                           .exists() else s for s in given))
+    return Scope(near=(str(Path.cwd()),))
+
+
+def store_option(multiple: bool = False, help: str | None = None
+                 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(
+        "--store", "stores" if multiple else "store", multiple=multiple, metavar="STORE",
+        help=help or ("Store: a name from `semlith stores`, a project folder or a store "
+                      "folder" + (" (repeatable; default: SEMLITH_STORE, then the stores "
+                                  "around the current folder)." if multiple else
+                                  " (default: the one around the paths).")))
+
+
+def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(func)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 88})
+@click.version_option(__version__, prog_name="semlith")
+def main() -> None:
+    """Local semantic search over code and documents, for people and coding agents."""

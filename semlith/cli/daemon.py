@@ -1,0 +1,92 @@
+"""serve, stop, key, mcp: running the daemon and connecting editors and agents to it."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from semlith.cli.base import env, errors, library, main
+
+DEBOUNCE_HELP = "Seconds the tree must be quiet before changes are indexed."
+
+
+@main.command()
+@click.argument("stores", nargs=-1)
+@click.option("--port", type=int, help="Port on 127.0.0.1 (default 7365 or SEMLITH_PORT; "
+              "0 picks a free one).")
+@click.option("--debounce", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
+              help=DEBOUNCE_HELP)
+@click.option("--no-watch", is_flag=True, help="Do not watch the roots for changes.")
+@click.pass_context
+def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounce: float,
+          no_watch: bool) -> None:
+    """Run the daemon: every registered store (or STORES), one model, MCP at /mcp.
+
+    Listens on 127.0.0.1 only. Agents connect to http://127.0.0.1:PORT/mcp with the key
+    from `semlith key show`; editors launch `semlith mcp`. Every root is watched: first
+    the changes made while no daemon ran are indexed, then each edit about a second
+    after it is saved. A store indexed later is served within a second. Stop with
+    Ctrl-C or `semlith stop`.
+    """
+    from semlith.server.daemon import serve as run
+
+    state = env(ctx)
+    with errors():
+        run(state.get_settings(), stores, port, watch=not no_watch, debounce=debounce,
+            embedder_factory=state.embedder_factory)
+
+
+@main.command()
+@click.pass_context
+def stop(ctx: click.Context) -> None:
+    """Stop the running daemon (it finishes in-flight calls first)."""
+    from semlith.remote import RemoteLibrary
+    from semlith.server.daemon import GRACEFUL_SECONDS, wait_until_gone
+
+    with errors():
+        lib = library(ctx)
+        if not isinstance(lib, RemoteLibrary):
+            click.echo("no semlith daemon is running")
+            return
+        pid = lib.found.pid
+        lib.stop()
+        if not wait_until_gone(pid, GRACEFUL_SECONDS + 5):
+            raise ValueError(f"the daemon (pid {pid}) did not stop in time")
+    click.echo(f"stopped the daemon (pid {pid})")
+
+
+@main.group()
+def key() -> None:
+    """The agent key that HTTP clients present as `Authorization: Bearer <key>`."""
+
+
+@key.command("show")
+@click.pass_context
+def key_show(ctx: click.Context) -> None:
+    """Print the agent key and client configuration snippets."""
+    from semlith.home import agent_key
+
+    settings = env(ctx).get_settings()
+    with errors():
+        secret = agent_key(settings.home)
+    click.echo(f"agent key: {secret}\n")
+    click.echo("stdio (the key stays out of the config; `semlith mcp` reads it):")
+    click.echo(json.dumps({"mcpServers": {"semlith": {"command": "semlith",
+                                                       "args": ["mcp"]}}}, indent=2))
+    click.echo("\nHTTP (keep the key in the environment: export SEMLITH_AGENT_KEY=...):")
+    click.echo(json.dumps({"mcpServers": {"semlith": {
+        "type": "http", "url": f"http://127.0.0.1:{settings.port}/mcp",
+        "headers": {"Authorization": "Bearer ${SEMLITH_AGENT_KEY}"}}}}, indent=2))
+    click.echo("\nEvery client: `semlith setup --list`", err=True)
+
+
+@main.command("mcp")
+@click.pass_context
+def mcp_stdio(ctx: click.Context) -> None:
+    """MCP over stdio for editors: forwards to the daemon, starting one if none runs."""
+    from semlith.server.proxy import run_proxy
+
+    with errors():
+        sys.exit(run_proxy(env(ctx).get_settings()))

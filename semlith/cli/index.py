@@ -1,0 +1,94 @@
+"""index, forget, watch: changing what a store holds. With a daemon running, each is
+done by the daemon (it is the stores' writer) and the output says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from semlith.cli import output
+from semlith.cli.base import errors, library, main, store_option
+
+DEBOUNCE_HELP = "Seconds the tree must be quiet before changes are indexed."
+
+
+def _absolute(paths: tuple[Path, ...]) -> list[str]:
+    return [str(p.resolve()) for p in paths]
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@store_option()
+@click.option("--model", help="Embedding model for a new store (fixed for its lifetime).")
+@click.option("-v", "--verbose", is_flag=True, help="List every skipped file with its reason.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
+@click.pass_context
+def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model: str | None,
+          verbose: bool, quiet: bool) -> None:
+    """Index PATHS (default: the current folder) into a store, incrementally.
+
+    The store is `.semlith` in the indexed folder (or the one found above it). Unchanged
+    files cost nothing; a killed run resumes where it stopped. When the daemon runs, it
+    does the indexing and serves the store from then on.
+    """
+    with errors(), output.progress_printer(quiet) as on_progress:
+        report = library(ctx).index(_absolute(paths), store=_store(store), model=model,
+                                    on_progress=on_progress,
+                                    on_skip=output.skip_printer() if verbose else None)
+    line = report.summary()
+    if report.by_daemon:
+        line += (f"; indexed by the running daemon (pid {report.by_daemon}), which serves "
+                 "and watches this store")
+    click.echo(line)
+    if report.created and not report.by_daemon and not quiet:
+        click.echo(f"note: created store {report.store!r}; `semlith serve` keeps it current "
+                   "and serves it to agents", err=True)
+    for rel in report.truncated:
+        click.echo(f"note: {rel} has more chunks than the per-file cap; indexed up to it",
+                   err=True)
+
+
+def _store(store: str | None) -> str | None:
+    """A --store that names an existing path is made absolute for the daemon."""
+    if store and Path(store).expanduser().exists():
+        return str(Path(store).expanduser().resolve())
+    if store and ("/" in store or "\\" in store):
+        return str(Path(store).expanduser().absolute())  # a new store kept elsewhere
+    return store
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@store_option()
+@click.pass_context
+def forget(ctx: click.Context, path: Path, store: str | None) -> None:
+    """Remove PATH (a file or folder) from the index. Files on disk are not touched.
+
+    A later `index` adds it again unless .semlithignore excludes it.
+    """
+    with errors():
+        removed = library(ctx).forget(str(path.absolute()), store=_store(store))
+    click.echo(f"forgot {removed} file{'s' if removed != 1 else ''}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@store_option()
+@click.option("--debounce", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
+              help=DEBOUNCE_HELP)
+@click.pass_context
+def watch(ctx: click.Context, paths: tuple[Path, ...], store: str | None,
+          debounce: float) -> None:
+    """Keep one store current in the foreground (for those who run no daemon).
+
+    Holds the store's writer lock; indexes what changed since the last run, then every
+    change as it is saved. Ctrl-C stops. When the daemon runs, it already watches every
+    store it serves: this makes sure it serves this one, and returns.
+    """
+    with errors():
+        watched = library(ctx).watch(_absolute(paths), store=_store(store), debounce=debounce,
+                                     on_event=lambda line: click.echo(line, err=True))
+    if watched.by_daemon:
+        click.echo(f"the running daemon (pid {watched.by_daemon}) watches {watched.root}; "
+                   "`semlith stats` shows its last batch")

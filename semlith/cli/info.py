@@ -1,0 +1,128 @@
+"""files, stats, stores, status, languages, models: what is where."""
+
+from __future__ import annotations
+
+import click
+
+from semlith.cli import output
+from semlith.cli.base import (
+    emit_json,
+    env,
+    errors,
+    json_option,
+    library,
+    main,
+    scope,
+    store_option,
+)
+from semlith.types import SkipEntry
+
+
+@main.command()
+@store_option(multiple=True)
+@json_option
+@click.pass_context
+def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
+    """Show what a store holds: files, chunks, shards, memory budget, the daemon's watch.
+
+    `--json` prints one object for one store, a list for several.
+    """
+    with errors(as_json):
+        found = library(ctx).stats(scope=scope(ctx, stores))
+    if as_json:
+        rows = [s.as_json() for s in found]
+        emit_json(rows[0] if len(rows) == 1 else rows)
+    else:
+        click.echo("\n\n".join(output.stats(s) for s in found))
+
+
+@main.command()
+@store_option(multiple=True)
+@click.option("--skipped", is_flag=True, help="List skipped paths with their reasons instead.")
+@json_option
+@click.pass_context
+def files(ctx: click.Context, stores: tuple[str, ...], skipped: bool, as_json: bool) -> None:
+    """List indexed files (or, with --skipped, what was left out and why)."""
+    with errors(as_json):
+        lib, chosen = library(ctx), scope(ctx, stores)
+        rows = lib.skipped(scope=chosen) if skipped else lib.files(scope=chosen)
+    if as_json:
+        emit_json([r.as_json() for r in rows])
+        return
+    multi = len({r.store for r in rows}) > 1
+    for row in rows:
+        where = f"[{row.store}] " if multi else ""
+        if isinstance(row, SkipEntry):
+            detail = f" ({row.detail})" if row.detail else ""
+            click.echo(f"{where}{row.path}\t{row.reason}{detail}")
+        else:
+            click.echo(f"{where}{row.path}\t{row.state}")
+
+
+@main.command()
+@json_option
+@click.pass_context
+def stores(ctx: click.Context, as_json: bool) -> None:
+    """List the registered stores (`semlith index` registers the stores it writes)."""
+    with errors(as_json):
+        entries = library(ctx).stores()
+    if as_json:
+        emit_json([e.as_json() for e in entries])
+        return
+    if not entries:
+        click.echo("no stores registered; `semlith index DIR` creates one")
+    for entry in entries:
+        marks = [m for m, on in (("missing", not entry.exists), ("served", entry.served)) if on]
+        click.echo(f"{entry.name:20} {entry.root}" + (f"  ({', '.join(marks)})" if marks else ""))
+
+
+@main.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Whether the daemon runs, where, and what it serves. Exit 1 when it does not run."""
+    with errors(as_json):
+        info = library(ctx).status()
+    if as_json:
+        emit_json(info.as_json())
+        return
+    model = "ready" if info.model_ready else info.model_error or "loading"
+    click.echo(f"semlith {info.version} daemon, pid {info.pid}, "
+               f"http://127.0.0.1:{info.port}/mcp, up {info.uptime_s:.0f} s, model {model}")
+    for name, store in info.stores.items():
+        busy = " (indexing)" if store["indexing"] else ""
+        click.echo(f"  {name}: {store['root']}{busy}")
+    for folder, why in info.not_served.items():
+        click.echo(f"  not served: {folder}: {why}")
+
+
+@main.command()
+@click.option("--download", metavar="NAME", help="Fetch model NAME now (needs network).")
+@click.pass_context
+def models(ctx: click.Context, download: str | None) -> None:
+    """List embedding models: the offline default and fastembed's catalogue."""
+    from semlith.embed.text import FastEmbedder, list_models
+
+    home = env(ctx).get_settings().home
+    with errors():
+        if download:
+            model = FastEmbedder(download, cache_dir=home / "models", download=True)
+            click.echo(f"{download}: ready ({model.dim} dimensions)")
+            return
+        for info in list_models(home / "models"):
+            mark = "installed" if info.installed else "download"
+            click.echo(f"{info.name:48} {info.dim:5}  {mark:9}  {info.description[:60]}")
+
+
+@main.command()
+def languages() -> None:
+    """List languages, their extensions, and how their files are chunked."""
+    from semlith.ingest.definitions import has_definitions
+    from semlith.languages import LANGUAGES
+
+    for lang in LANGUAGES:
+        names = " ".join(lang.extensions + lang.filenames)
+        how = ("definitions" if has_definitions(lang)
+               else "headings" if lang.name == "markdown" else "lines")
+        click.echo(f"{lang.name:12} {how:12} {names}")
+

@@ -1,0 +1,87 @@
+"""search, symbol, read: asking the index. No result exits 1, as grep and ripgrep do."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from semlith.cli import output
+from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
+from semlith.types import Filters
+
+
+def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--lang", multiple=True, metavar="LANG",
+                        help="Only this language (repeatable; !LANG excludes).")(func)
+    func = click.option("--ext", multiple=True, metavar="EXT",
+                        help="Only this extension (repeatable; !EXT excludes).")(func)
+    return click.option("--path", multiple=True, metavar="GLOB",
+                        help="Only paths matching GLOB; relative patterns match anywhere "
+                        "(repeatable; !GLOB excludes).")(func)
+
+
+@main.command()
+@click.argument("query")
+@click.option("-k", "k", default=10, show_default=True, help="Number of results.")
+@json_option
+@store_option(multiple=True)
+@_filter_options
+@click.pass_context
+def search(ctx: click.Context, query: str, k: int, as_json: bool, stores: tuple[str, ...],
+           path: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...]) -> None:
+    """Search the index for QUERY (plain English, an identifier, or both).
+
+    Exits 1 when nothing is found.
+    """
+    with errors(as_json):
+        answer = library(ctx).search(query, k=k, filters=Filters(path, ext, lang),
+                                     scope=scope(ctx, stores))
+    if answer.note:
+        click.echo(f"semlith: note: {answer.note}", err=True)
+    if as_json:
+        emit_json([h.as_json() for h in answer.hits])
+    elif answer.hits:
+        click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1))
+    if not answer.hits:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("name")
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]) -> None:
+    """Where NAME is defined: every definition, best first (`Type.method`, `Type::method`).
+
+    Exits 1 when there is none.
+    """
+    with errors(as_json):
+        hits = library(ctx).symbol(name, scope=scope(ctx, stores))
+    if as_json:
+        emit_json([h.as_json() for h in hits])
+    multi = len({h.store for h in hits}) > 1
+    for hit in [] if as_json else hits:
+        where = f"[{hit.store}] " if multi else ""
+        click.echo(f"{where}{hit.locator}  {hit.kind} {hit.qualname}\n    {hit.signature}")
+    if not hits:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("target")
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def read(ctx: click.Context, target: str, as_json: bool, stores: tuple[str, ...]) -> None:
+    """Print lines of an indexed file, as indexed: TARGET is any locator search or
+    symbol prints (`path:start-end`, `store:path:start-end`, `path`) or a symbol name."""
+    with errors(as_json):
+        passage = library(ctx).read(target, scope=scope(ctx, stores))
+    if as_json:
+        emit_json(passage.as_json())
+    else:
+        click.echo(output.passage(passage))

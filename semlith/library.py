@@ -1,0 +1,121 @@
+"""The one face of semlith: every operation the CLI, the MCP tools and `/api` offer.
+
+`Library` is a Protocol with two implementations:
+
+- `semlith.local.LocalLibrary` works in this process — the daemon (over the stores it
+  holds), the stdio proxy's fallback, and the CLI when no daemon runs;
+- `semlith.remote.RemoteLibrary` asks the running daemon over its JSON API (`/api/*`),
+  which is itself a `LocalLibrary` behind thin routes.
+
+Adapters parse their input, call one method, and format the result; they import only
+this module and `semlith.types`. `open_library` is how an adapter gets one: the daemon's
+when one runs (its model is loaded and it is the stores' writer), else a local one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from threading import Event
+from typing import TYPE_CHECKING, Protocol
+
+from semlith.types import (
+    Answer,
+    FileEntry,
+    Filters,
+    IndexReport,
+    Passage,
+    Progress,
+    Scope,
+    SkipEntry,
+    Status,
+    StoreEntry,
+    StoreStats,
+    SymbolHit,
+    Watched,
+)
+
+if TYPE_CHECKING:
+    from semlith.embed.text import Embedder
+    from semlith.settings import Settings
+
+MAX_K = 10_000  # SQLite binds 64-bit integers; a larger k only wastes memory
+OnProgress = Callable[[Progress], None]
+OnSkip = Callable[[str, str, str], None]  # (path, reason, detail)
+OnEvent = Callable[[str], None]  # one line for a person: what a watcher did
+
+
+class Library(Protocol):
+    """Every operation on stores. Errors are `SemlithError`s (or `ValueError` for a bad
+    argument) whose message is one sentence a person or an agent can act on."""
+
+    def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
+               scope: Scope = Scope()) -> Answer:
+        """The top `k` hits for `query`; the hits of k are a prefix of those of k + n."""
+        ...
+
+    def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
+               ) -> list[SymbolHit]:
+        """Every definition of `name` (`name`, `Type.method`, `Type::method`), best first:
+        the exact qualified name, then qualified suffixes, then the rest; tests last."""
+        ...
+
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+        """Lines of an indexed file: any locator a tool prints (`path:start-end`,
+        `store:path:start-end`, `path:line`, `path`, an absolute path inside a root)
+        or a symbol name."""
+        ...
+
+    def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
+        ...
+
+    def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
+        ...
+
+    def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
+        ...
+
+    def stores(self) -> list[StoreEntry]:
+        """The registered stores, and whether the daemon serves each."""
+        ...
+
+    def index(self, paths: Sequence[str] = (), *, store: str | None = None,
+              model: str | None = None, time_budget: float | None = None,
+              on_progress: OnProgress | None = None,
+              on_skip: OnSkip | None = None) -> IndexReport:
+        """Bring a store up to date with `paths` (default: its whole root), creating it
+        beside the first path when none exists there."""
+        ...
+
+    def forget(self, path: str, *, store: str | None = None) -> int:
+        """Remove a file or folder from the index (not from disk); files removed."""
+        ...
+
+    def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
+              debounce: float = 0.5, on_event: OnEvent | None = None,
+              stop: Event | None = None) -> Watched:
+        """Keep a store current: in the foreground until `stop` is set (or Ctrl-C), or,
+        when the daemon runs, by the daemon (it watches every store it holds; this
+        returns at once)."""
+        ...
+
+    def status(self) -> Status:
+        """The running daemon; `DaemonNotRunning` when there is none."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def open_library(settings: Settings, *,
+                 embedder_factory: Callable[[str], Embedder] | None = None,
+                 daemon: bool = True) -> Library:
+    """The running daemon's library when one answers (and `daemon`), else a local one."""
+    if daemon:
+        from semlith.remote import RemoteLibrary
+
+        remote = RemoteLibrary.connect(settings)
+        if remote is not None:
+            return remote
+    from semlith.local import LocalLibrary
+
+    return LocalLibrary(settings, embedder_factory=embedder_factory)

@@ -1,0 +1,500 @@
+"""The library in this process: `LocalLibrary`, over stores opened per call or held.
+
+Where the stores come from is a `StoreSource`: `OnDemand` opens them for the call and
+closes them after (the CLI without a daemon), the daemon's `Fleet` holds them writable
+and watched (semlith/server/fleet.py). Everything else — scopes, searching, reading,
+indexing — is the same code for both.
+
+A library serves either the person who runs semlith (`agent=False`: any folder can be
+indexed, any store folder named) or an agent (`agent=True`): then only registered
+stores are addressed, nothing is created, and every path must resolve inside a served
+root (no `..`, no symlink leading out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+from semlith.embed.pool import EmbedderPool
+from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
+from semlith.errors import ModelError, SemlithError, StoreNotFound
+from semlith.home import register_store, registered_stores
+from semlith.indexer import Indexer, content_hash
+from semlith.ingest.walk import Skipped
+from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
+from semlith.locators import BadTarget, Target, parse_target
+from semlith.scope import Known, Resolved, UnknownStore, label_stores, resolve
+from semlith.search import Ranking, Searcher
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.store import query as q
+from semlith.store.locate import STORE_DIRNAME, find_store
+from semlith.symbols import find_symbols
+from semlith.types import (
+    Answer,
+    FileEntry,
+    Filters,
+    IndexReport,
+    Passage,
+    Scope,
+    SkipEntry,
+    Status,
+    StoreEntry,
+    StoreStats,
+    SymbolHit,
+    Watched,
+)
+
+Opened = list[tuple[str, Store]]
+
+
+class DaemonNotRunning(SemlithError):
+    """An operation that needs the daemon found none."""
+
+
+class Engine:
+    """What a process shares: settings, one embedder pool, the query worker threads."""
+
+    def __init__(self, settings: Settings,
+                 embedder_factory: Callable[[str], Embedder] | None = None) -> None:
+        self.settings = settings
+        if embedder_factory is not None:
+            self.pool = EmbedderPool(embedder_factory, cache=settings.perf)
+        else:
+            self.pool = EmbedderPool(
+                _fastembed(settings), cache=settings.perf,
+                query_factory=_fastembed(settings, threads=1) if settings.perf else None)
+        # Keyword lists run beside the query embedding (docs/performance.md, "query").
+        self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")
+                         if settings.perf else None)
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+
+
+def _fastembed(settings: Settings, threads: int | None = None) -> Callable[[str], Embedder]:
+    def load(name: str) -> Embedder:
+        return FastEmbedder(name, cache_dir=settings.home / "models",
+                            threads=threads or settings.embed_threads)
+    return load
+
+
+class StoreSource(Protocol):
+    """Where a library's stores come from."""
+
+    served_by: int  # the daemon's pid when it holds the stores, else 0
+
+    def known(self) -> list[Known]:
+        """Every store that may be addressed, labelled."""
+        ...
+
+    def reading(self, chosen: Sequence[Known]) -> contextlib.AbstractContextManager[Opened]:
+        ...
+
+    def writing(self, folder: Path, create: Callable[[], Store] | None
+                ) -> contextlib.AbstractContextManager[tuple[str, Store]]:
+        """The store at `folder` for writing (created by `create` when it does not exist)."""
+        ...
+
+    def ready(self) -> None:
+        """Wait until the stores' models can embed queries (or raise why they cannot)."""
+        ...
+
+    def describe(self, name: str) -> tuple[bool, dict[str, object] | None]:
+        """(an index run is in progress, the watcher's state) of a store."""
+        ...
+
+    def status(self) -> Status:
+        """The daemon holding the stores; DaemonNotRunning when none does."""
+        ...
+
+
+class OnDemand:
+    """Stores opened for one call and closed after it (the CLI when no daemon runs)."""
+
+    served_by = 0
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def known(self) -> list[Known]:
+        entries = registered_stores(self.engine.settings.home)
+        return label_stores([(e.name, Path(e.folder), Path(e.root) if e.root else None)
+                             for e in entries if (Path(e.folder) / "store.db").is_file()])
+
+    @contextlib.contextmanager
+    def reading(self, chosen: Sequence[Known]) -> Iterator[Opened]:
+        opened: list[Store] = []
+        try:
+            for known in chosen:
+                opened.append(Store.open(known.folder, settings=self.engine.settings))
+            labels = label_stores([(s.name, s.folder, s.root) for s in opened])
+            yield [(k.name, s) for k, s in zip(labels, opened, strict=True)]
+        finally:
+            for store in opened:
+                store.close()
+
+    @contextlib.contextmanager
+    def writing(self, folder: Path, create: Callable[[], Store] | None
+                ) -> Iterator[tuple[str, Store]]:
+        if (folder / "store.db").is_file() or create is None:
+            store = Store.open(folder, settings=self.engine.settings, writable=True)
+        else:
+            store = create()
+        try:
+            register(self.engine.settings.home, store)
+            yield store.name, store
+        finally:
+            store.close()
+
+    def ready(self) -> None:
+        pass
+
+    def describe(self, name: str) -> tuple[bool, dict[str, object] | None]:
+        return False, None
+
+    def status(self) -> Status:
+        raise DaemonNotRunning("no semlith daemon is running; start one with `semlith serve`")
+
+
+def register(home: Path, store: Store) -> None:
+    """Record the store in SEMLITH_HOME so `semlith serve` (and agents) find it."""
+    from semlith.home import StoreEntry as Entry
+
+    register_store(home, Entry(str(store.folder.resolve()), str(store.root.resolve()),
+                               store.model, store.name))
+
+
+class LocalLibrary:
+    """`semlith.library.Library` in this process."""
+
+    def __init__(self, settings: Settings, *,
+                 embedder_factory: Callable[[str], Embedder] | None = None,
+                 engine: Engine | None = None, source: StoreSource | None = None,
+                 agent: bool = False, ranking: Ranking | None = None) -> None:
+        self.settings = settings
+        self.engine = engine or Engine(settings, embedder_factory)
+        self.source: StoreSource = source or OnDemand(self.engine)
+        self.agent = agent
+        self.ranking = ranking
+        self._owns_engine = engine is None
+
+    def close(self) -> None:
+        if self._owns_engine:
+            self.engine.close()
+
+    # -- choosing stores ----------------------------------------------------------------
+
+    def _resolve(self, scope: Scope, *, fallback_all: bool = False) -> Resolved:
+        known = self.source.known()
+        return resolve(scope, known, registered_only=self.agent,
+                       fallback_all=fallback_all or self.agent)
+
+    @contextlib.contextmanager
+    def _reading(self, scope: Scope) -> Iterator[tuple[Opened, str]]:
+        resolved = self._resolve(scope)
+        with self.source.reading(resolved.stores) as opened:
+            yield opened, resolved.note
+
+    # -- reading ------------------------------------------------------------------------
+
+    def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
+               scope: Scope = Scope()) -> Answer:
+        if not query.strip():
+            raise ValueError("the query is empty")
+        if not 1 <= k <= MAX_K:
+            raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
+        with self._reading(scope) as (opened, note):
+            self.source.ready()
+            hits = Searcher(opened, self.engine.pool, self.ranking,
+                            self.engine.executor).search(query, k, filters)
+        return Answer(tuple(hits), tuple(name for name, _ in opened), note)
+
+    def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
+               ) -> list[SymbolHit]:
+        with self._reading(scope) as (opened, _):
+            return find_symbols(opened, name, limit)
+
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+        known = self.source.known()
+        parsed = parse_target(target, frozenset(k.name for k in known))
+        if parsed.store:
+            scope = Scope((parsed.store,))
+        elif parsed.absolute:
+            holder = self._holder_of(Path(parsed.path), known)
+            scope, parsed = Scope((holder.name,)), Target(
+                holder.name, _relative(Path(parsed.path), holder), parsed.start, parsed.end)
+        with self._reading(scope) as (opened, _):
+            for label, store in opened:
+                if store.catalog.file(_posix(parsed.path)) is not None:
+                    return _passage(label, store, parsed, max_lines)
+            if parsed.start is None and not parsed.absolute:
+                found = find_symbols(opened, target, limit=1)
+                if found:
+                    hit = found[0]
+                    store = dict(opened)[hit.store]
+                    passage = _passage(hit.store, store, Target(
+                        hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
+                    return _with_symbol(passage, hit.qualname or hit.name)
+        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol; "
+                        "semlith_files lists files, semlith_search finds code")
+
+    def _holder_of(self, path: Path, known: list[Known]) -> Known:
+        holding = [k for k in known if k.root is not None and _inside(path, k.root)]
+        if not holding:
+            raise BadTarget(f"{str(path)!r} is not inside an indexed root; the roots are: "
+                            + ", ".join(f"{k.name}: {k.root}" for k in known if k.root))
+        return max(holding, key=lambda k: len(str(k.root)))
+
+    def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
+        with self._reading(scope) as (opened, _):
+            return [FileEntry(label, f.path, f.size, f.lang,
+                              "indexed" if f.hash else "pending")
+                    for label, store in opened for f in store.catalog.files()]
+
+    def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
+        with self._reading(scope) as (opened, _):
+            return [SkipEntry(label, r.path, r.reason, r.detail)
+                    for label, store in opened for r in store.catalog.skipped().values()]
+
+    def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
+        with self._reading(scope) as (opened, _):
+            out = []
+            for label, store in opened:
+                indexing, watch = self.source.describe(label)
+                info = store.stats()
+                out.append(StoreStats(**{**info, "name": label}, indexing=indexing,
+                                      watch=watch, served_by=self.source.served_by))
+            return out
+
+    def stores(self) -> list[StoreEntry]:
+        served = {k.folder.resolve() for k in self.source.known()} \
+            if self.source.served_by else set()
+        return [StoreEntry(e.name, e.folder, e.root, e.model,
+                           (Path(e.folder) / "store.db").is_file(),
+                           Path(e.folder).resolve() in served)
+                for e in registered_stores(self.settings.home)]
+
+    def status(self) -> Status:
+        return self.source.status()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def index(self, paths: Sequence[str] = (), *, store: str | None = None,
+              model: str | None = None, time_budget: float | None = None,
+              on_progress: OnProgress | None = None,
+              on_skip: OnSkip | None = None) -> IndexReport:
+        folder, root, scoped = self._index_target([Path(p) for p in paths], store)
+        create = None if self.agent else self._creator(folder, root, model)
+        with self.source.writing(folder, create) as (label, opened):
+            if model and model != opened.model:
+                raise ModelError(f"store {str(folder)!r} was built with model "
+                                 f"{opened.model!r}; a store keeps its model (asked for "
+                                 f"{model!r}); use a new --store")
+            skip = None if on_skip is None else (
+                lambda s: on_skip(s.rel, str(s.reason), s.detail))
+            report = self._run(opened, scoped, time_budget, on_progress, skip)
+            report.store, report.created = label, create is not None and create.called
+            report.by_daemon = self.source.served_by
+            return report
+
+    def _run(self, store: Store, paths: Sequence[Path], time_budget: float | None,
+             on_progress: OnProgress | None,
+             on_skip: Callable[[Skipped], None] | None) -> IndexReport:
+        root = store.root
+        scoped = [p for p in paths if p.resolve() != root.resolve()]
+        indexer = Indexer(store, root, lambda: self.engine.pool.get(store.model),
+                          on_progress=on_progress, on_skip=on_skip)
+        return indexer.run(scoped, time_budget=time_budget)
+
+    def _index_target(self, paths: list[Path], selector: str | None
+                      ) -> tuple[Path, Path, list[Path]]:
+        """(store folder, root for a new store, paths resolved) of an index request."""
+        known = self.source.known()
+        if self.agent:
+            return self._agent_target(paths, selector, known)
+        first = (paths[0] if paths else Path.cwd()).resolve()
+        resolved = [p.resolve() for p in paths]
+        if selector:
+            try:
+                (chosen,) = resolve(Scope((selector,)), known, registered_only=False,
+                                    fallback_all=False).stores[:1]
+                return chosen.folder, first, resolved
+            except (UnknownStore, ValueError):
+                if Path(selector).name in {"", "."} or not _pathlike(selector):
+                    raise
+                return Path(selector).expanduser().resolve(), first, resolved  # a new store
+        above = find_store(first) if first.exists() else None
+        if above is not None:
+            return above, first, resolved
+        holding = [k for k in known if k.root is not None and _inside(first, k.root)]
+        if holding:
+            return max(holding, key=lambda k: len(str(k.root))).folder, first, resolved
+        return first / STORE_DIRNAME, first, resolved
+
+    def _agent_target(self, paths: list[Path], selector: str | None, known: list[Known]
+                      ) -> tuple[Path, Path, list[Path]]:
+        """An agent indexes only inside a served root: paths are relative to it."""
+        chosen = list(resolve(Scope((selector,)) if selector else Scope(("*",)), known,
+                              registered_only=True, fallback_all=False).stores)
+        for store in chosen:
+            if store.root is None:
+                continue
+            root = store.root.resolve()
+            resolved = [(p if p.is_absolute() else root / p).resolve() for p in paths]
+            if all(_inside(p, root) for p in resolved) and (paths or len(chosen) == 1):
+                return store.folder, root, resolved
+        roots = ", ".join(f"{k.name}: {k.root}" for k in chosen)
+        if not paths:
+            raise UnknownStore(f"name the store; the stores are: {roots}")
+        raise BadTarget(f"{', '.join(map(str, paths))} is not inside a served root ({roots})")
+
+    def _creator(self, folder: Path, root: Path, model: str | None) -> _Create:
+        def create() -> Store:
+            if not root.is_dir():
+                raise StoreNotFound(f"{str(root)!r} is not a folder; index a folder to "
+                                    "create a store")
+            name = model or DEFAULT_MODEL
+            dim = self.engine.pool.get(name).dim  # a new store needs the model's dimension
+            return Store.create(folder, model=name, dim=dim, settings=self.settings,
+                                root=root)
+        return _Create(create)
+
+    def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
+              debounce: float = 0.5, on_event: OnEvent | None = None,
+              stop: threading.Event | None = None) -> Watched:
+        from semlith.watch import StoreWatcher
+
+        folder, root, scoped = self._index_target([Path(p) for p in paths], store)
+        create = None if self.agent else self._creator(folder, root, None)
+        say = on_event or (lambda line: None)
+        if self.source.served_by:  # the daemon watches every store it holds
+            with self.source.writing(folder, create) as (label, opened):
+                return Watched(label, str(opened.root), self.source.served_by)
+        with self.source.writing(folder, create) as (label, opened):
+            def batch(rels: list[str] | None) -> IndexReport:
+                targets = [opened.root / r for r in rels] if rels is not None else scoped
+                return self._run(opened, targets, None, None, None)
+
+            watcher = StoreWatcher(opened.root, opened.folder, batch, debounce=debounce)
+            watcher.on_batch = lambda report: say(report.summary())
+            stop = stop or threading.Event()
+            try:
+                watcher.start(catch_up=True)
+                say(f"watching {opened.root} (Ctrl-C stops)")
+                while not stop.wait(1.0):
+                    if watcher.state.last_error:
+                        say(f"error: {watcher.state.last_error}")
+                        watcher.state.last_error = None
+            finally:
+                watcher.stop()
+            return Watched(label, str(opened.root), 0, watcher.state.batches)
+
+    def forget(self, path: str, *, store: str | None = None) -> int:
+        folder, _, (resolved,) = self._index_target([Path(path)], store)
+        with self.source.writing(folder, None) as (_, opened):
+            try:
+                rel = resolved.relative_to(opened.root.resolve()).as_posix()
+            except ValueError:
+                raise BadTarget(f"{path!r} is outside the store's root "
+                                f"{str(opened.root)!r}") from None
+            catalog = opened.catalog
+            with catalog.transaction() as db:
+                removed = catalog.delete_files(db, q.paths_under(catalog, rel))
+            opened.checkpoint()
+            return removed
+
+
+class _Create:
+    """A store factory that remembers whether it was used."""
+
+    def __init__(self, func: Callable[[], Store]) -> None:
+        self.func = func
+        self.called = False
+
+    def __call__(self) -> Store:
+        self.called = True
+        return self.func()
+
+
+def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passage:
+    """The lines of an indexed file as indexed, read now and checked to stay in the root."""
+    from semlith.ingest.document import document_text
+    from semlith.ingest.extract import Unreadable
+    from semlith.languages import language_of
+
+    rel = _posix(target.path)
+    record = store.catalog.file(rel)
+    if record is None:
+        raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}; "
+                        "semlith_files lists them")
+    path = _inside_root(store.root, rel)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
+                        "it may have been deleted") from None
+    try:
+        text = document_text(rel, data)
+    except Unreadable as exc:
+        raise BadTarget(f"{target.path!r} cannot be read as text now ({exc})") from None
+    lines = text.split("\n")
+    start = target.start or 1
+    if start > len(lines):
+        raise BadTarget(f"{target.path!r} has {len(lines)} lines; line {start} does not exist")
+    end = min(target.end or len(lines), len(lines), start + max_lines - 1)
+    lang = language_of(rel)
+    extracted = lang is not None and lang.name in _EXTRACTED
+    return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
+                   changed=record.hash not in ("", content_hash(data)), extracted=extracted)
+
+
+_EXTRACTED = frozenset({"pdf", "notebook"})
+
+
+def _with_symbol(passage: Passage, symbol: str) -> Passage:
+    from dataclasses import replace
+
+    return replace(passage, symbol=symbol)
+
+
+def _inside_root(root: Path, rel: str) -> Path:
+    """`rel` under `root`, refused when it climbs out (`..`, absolute, a symlink out)."""
+    from pathlib import PurePosixPath
+
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts or not rel.strip():
+        raise BadTarget(f"{rel!r} is not a path relative to the store's root")
+    real_root = root.resolve()
+    path = (real_root / pure).resolve()
+    if path != real_root and real_root not in path.parents:
+        raise BadTarget(f"{rel!r} leads outside the store's root")
+    return path
+
+
+def _relative(path: Path, holder: Known) -> str:
+    assert holder.root is not None
+    return path.resolve().relative_to(holder.root.resolve()).as_posix()
+
+
+def _posix(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _pathlike(selector: str) -> bool:
+    return "/" in selector or "\\" in selector or selector.startswith((".", "~"))
+

@@ -1,0 +1,168 @@
+"""`RemoteLibrary`: the library of the running daemon, over its JSON API (`/api/*`).
+
+Each method is one authenticated POST to `/api/<operation>` whose body is the method's
+arguments and whose answer is the result's `as_json()` (semlith/types.py); an error is
+`{"error": sentence, "kind": class name}` with status 400 and is raised here as the same
+kind of error. `index` streams its progress as JSON lines. The API takes the control key
+(`SEMLITH_HOME/control.key`), which agents never get: only the person's own processes
+can ask the daemon to index or forget folders they name.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from threading import Event
+from typing import Any
+
+from semlith import errors
+from semlith.home import Discovery, control_key
+from semlith.library import OnEvent, OnProgress, OnSkip
+from semlith.server.client import DaemonError
+from semlith.settings import Settings
+from semlith.types import (
+    Answer,
+    FileEntry,
+    Filters,
+    IndexReport,
+    Passage,
+    Progress,
+    Scope,
+    SkipEntry,
+    Status,
+    StoreEntry,
+    StoreStats,
+    SymbolHit,
+    Watched,
+    from_json,
+)
+
+TIMEOUT = 600.0
+
+
+def _error(kind: str, message: str) -> errors.SemlithError | ValueError:
+    """The exception a daemon error body names (its kind, when semlith knows it)."""
+    from semlith import locators, scope
+
+    for module in (errors, scope, locators):
+        cls = getattr(module, kind, None)
+        if isinstance(cls, type) and issubclass(cls, errors.SemlithError):
+            return cls(message)
+    return ValueError(message) if kind == "ValueError" else DaemonError(message)
+
+
+class RemoteLibrary:
+    """`semlith.library.Library` answered by the daemon that `found` describes."""
+
+    def __init__(self, settings: Settings, found: Discovery) -> None:
+        self.settings = settings
+        self.found = found
+        self.key = control_key(settings.home)
+
+    @classmethod
+    def connect(cls, settings: Settings) -> RemoteLibrary | None:
+        """The running daemon's library, or None when no daemon answers."""
+        from semlith.server.client import running
+
+        found = running(settings)
+        return None if found is None else cls(settings, found)
+
+    def close(self) -> None:
+        pass
+
+    # -- transport ------------------------------------------------------------------------
+
+    def _open(self, op: str, body: dict[str, Any] | None, timeout: float) -> Any:
+        request = urllib.request.Request(
+            f"{self.found.url}/api/{op}", method="POST" if body is not None else "GET",
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {self.key}",
+                     "Content-Type": "application/json"})
+        try:
+            return urllib.request.urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as exc:
+            try:
+                answer = json.loads(exc.read() or b"{}")
+            except ValueError:
+                answer = {}
+            message = answer.get("error") or f"the daemon answered HTTP {exc.code}"
+            raise _error(str(answer.get("kind", "")), message) from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise DaemonError(f"the daemon on port {self.found.port} did not answer "
+                              f"({exc})") from None
+
+    def _call(self, op: str, body: dict[str, Any] | None = None,
+              timeout: float = TIMEOUT) -> Any:
+        with self._open(op, body, timeout) as response:
+            return json.loads(response.read() or b"null")
+
+    def _stream(self, op: str, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        with self._open(op, body, TIMEOUT) as response:
+            for line in response:
+                if line.strip():
+                    yield json.loads(line)
+
+    # -- the library ----------------------------------------------------------------------
+
+    def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
+               scope: Scope = Scope()) -> Answer:
+        return Answer.from_json(self._call("search", {
+            "query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}))
+
+    def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
+               ) -> list[SymbolHit]:
+        rows = self._call("symbol", {"name": name, "scope": scope.as_json(), "limit": limit})
+        return [from_json(SymbolHit, r) for r in rows]
+
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+        return from_json(Passage, self._call("read", {
+            "target": target, "scope": scope.as_json(), "max_lines": max_lines}))
+
+    def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
+        return [from_json(FileEntry, r) for r in self._call("files",
+                                                            {"scope": scope.as_json()})]
+
+    def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
+        return [from_json(SkipEntry, r) for r in self._call("skipped",
+                                                            {"scope": scope.as_json()})]
+
+    def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
+        return [from_json(StoreStats, r) for r in self._call("stats",
+                                                             {"scope": scope.as_json()})]
+
+    def stores(self) -> list[StoreEntry]:
+        return [from_json(StoreEntry, r) for r in self._call("stores", {})]
+
+    def index(self, paths: Sequence[str] = (), *, store: str | None = None,
+              model: str | None = None, time_budget: float | None = None,
+              on_progress: OnProgress | None = None,
+              on_skip: OnSkip | None = None) -> IndexReport:
+        body = {"paths": list(paths), "store": store, "model": model,
+                "time_budget": time_budget, "skips": on_skip is not None}
+        for item in self._stream("index", body):
+            if "progress" in item and on_progress is not None:
+                on_progress(from_json(Progress, item["progress"]))
+            elif "skip" in item and on_skip is not None:
+                on_skip(*item["skip"])
+            elif "error" in item:
+                raise _error(str(item.get("kind", "")), str(item["error"]))
+            elif "report" in item:
+                return from_json(IndexReport, item["report"])
+        raise DaemonError("the daemon ended the index run without a report")
+
+    def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
+              debounce: float = 0.5, on_event: OnEvent | None = None,
+              stop: Event | None = None) -> Watched:
+        return from_json(Watched, self._call("watch", {"paths": list(paths), "store": store}))
+
+    def forget(self, path: str, *, store: str | None = None) -> int:
+        return int(self._call("forget", {"path": path, "store": store}))
+
+    def status(self) -> Status:
+        return from_json(Status, self._call("status"))
+
+    def stop(self) -> None:
+        """Ask the daemon to stop (it finishes in-flight calls first)."""
+        self._call("stop", {})

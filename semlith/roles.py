@@ -1,0 +1,124 @@
+"""What part a file plays in a project, read from its path alone.
+
+A question about how code works wants the source that does it, not its tests, its
+changelog, a vendored copy or a build manifest — unless the question asks for those.
+Search demotes by role (semlith/ranking/priors.py), `semlith symbol` lists tests last,
+and the indexer embeds source first. The rules are conventions shared across
+ecosystems (pytest, Jest, Go, Rust, RSpec, JUnit, Maven/Gradle layouts, Keep a
+Changelog, GitHub community files), never names from one project.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+
+class Role(StrEnum):
+    SOURCE = "source"
+    TEST = "test"
+    DOCS = "docs"  # prose: READMEs, guides, docs/ folders
+    CHANGELOG = "changelog"
+    COMMUNITY = "community"  # code of conduct, contributing, licence, authors, security
+    EXAMPLE = "example"
+    BENCHMARK = "benchmark"
+    VENDORED = "vendored"
+    GENERATED = "generated"
+    LEGACY = "legacy"  # compat shims, deprecated copies
+    DECLARATIONS = "declarations"  # type stubs: .d.ts, .pyi
+    CONFIG = "config"  # build manifests, CI, lint and tool settings
+    SNAPSHOT = "snapshot"  # recorded test outputs: .snap, .stderr, __snapshots__
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "t",
+                        "testdata", "test_data", "fixtures", "__fixtures__", "__mocks__",
+                        "mocks", "e2e", "integration_tests", "unittests", "testsuite"})
+_TEST_FILE = re.compile(
+    r"(^test_.*|.*_test|.*_tests|.*_spec|.*\.test|.*\.spec|.*\.tests|^test|^tests"
+    r"|.*Tests?|.*Spec|.*IT|^conftest)$")
+_DOC_DIRS = frozenset({"doc", "docs", "documentation", "guide", "guides", "manual",
+                       "man", "site", "website", "wiki"})
+_PROSE = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc",
+                    ".org", ".textile", ".pod", ".rdoc", ".texi", ".1", ".3", ".5", ".7"})
+_CHANGELOG = re.compile(r"^(change(s|log)?|history|news|releases?|release[-_]notes|"
+                        r"upgrad(e|ing)|migrat(e|ion|ing)|whatsnew)([-_.].*)?$", re.I)
+_COMMUNITY = re.compile(r"^(code[-_]of[-_]conduct|contributing|contributors|authors|"
+                        r"maintainers|security|support|governance|licen[cs]e|copying|"
+                        r"notice|funding|codeowners|patents)([-_.].*)?$", re.I)
+_EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos",
+                           "tutorial", "tutorials", "cookbook", "playground", "sandbox"})
+_BENCH_DIRS = frozenset({"bench", "benches", "benchmark", "benchmarks", "perf"})
+_VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty",
+                          "external", "extern", "deps", "node_modules", "bower_components",
+                          "_vendor", "site-packages"})
+_GENERATED_DIRS = frozenset({"generated", "gen", "__generated__", "autogen", "dist",
+                             "build", "out", "target"})
+_GENERATED_FILE = re.compile(
+    r"(\.min\.(js|css)|\.bundle\.js|_pb2(_grpc)?\.pyi?|\.pb\.(go|cc|h)|\.pb\.gw\.go|"
+    r"_generated\.\w+|\.generated\.\w+|\.g\.(dart|cs)|\.designer\.cs|\.lock|-lock\.json|"
+    r"\.map)$", re.I)
+_LEGACY_DIRS = frozenset({"compat", "legacy", "deprecated", "old", "obsolete", "_compat",
+                          "backport", "backports", "polyfills"})
+_LEGACY_FILE = re.compile(r"^(_?compat|legacy|deprecated|backports?)(_.*)?$", re.I)
+_DECLARATIONS = re.compile(r"(\.d\.[cm]?ts|\.pyi)$")
+_CONFIG_NAMES = frozenset({
+    "package.json", "pyproject.toml", "setup.py", "setup.cfg", "cargo.toml", "go.mod",
+    "go.sum", "gemfile", "rakefile", "makefile", "gnumakefile", "cmakelists.txt",
+    "build.gradle", "build.gradle.kts", "settings.gradle", "pom.xml", "build.sbt",
+    "composer.json", "tsconfig.json", "jsconfig.json", "babel.config.js", "webpack.config.js",
+    "rollup.config.js", "vite.config.ts", "vite.config.js", "jest.config.js", "tox.ini",
+    "noxfile.py", ".eslintrc", ".eslintrc.js", ".eslintrc.json", ".prettierrc", "mkdocs.yml",
+    "dockerfile", "docker-compose.yml", "meson.build", "configure.ac", "bower.json",
+    "manifest.in", "requirements.txt", "pipfile", "justfile", "stack.yaml", "cabal.project",
+    "package.yaml", "dune-project", "mix.exs", "deno.json", "renovate.json"})
+_CONFIG_SUFFIXES = (".gemspec", ".cabal", ".csproj", ".sln", ".podspec", ".nuspec",
+                    ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".editorconfig")
+_CONFIG_DIRS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", "ci", ".ci"})
+_SNAPSHOT = re.compile(r"(\.snap|\.stderr|\.stdout|\.golden|\.expected|\.out|\.approved\.\w+)$",
+                       re.I)
+
+
+@functools.lru_cache(maxsize=65536)
+def file_role(path: str) -> Role:
+    """The role of a file from its path relative to its root (posix separators)."""
+    original = PurePosixPath(path)
+    pure = PurePosixPath(path.lower())
+    name, suffix = pure.name, pure.suffix
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name
+    folders = set(pure.parts[:-1])
+    prose = suffix in _PROSE or (suffix == "" and original.name.isupper())
+    if folders & _VENDOR_DIRS:
+        return Role.VENDORED
+    if _SNAPSHOT.search(name) or "__snapshots__" in folders:
+        return Role.SNAPSHOT
+    if _GENERATED_FILE.search(name) or folders & _GENERATED_DIRS:
+        return Role.GENERATED
+    if name in _CONFIG_NAMES:
+        return Role.CONFIG
+    if prose and _CHANGELOG.match(stem):
+        return Role.CHANGELOG
+    if (prose or suffix == "") and _COMMUNITY.match(stem):
+        return Role.COMMUNITY
+    if folders & _TEST_DIRS or _TEST_FILE.match(original.name.rsplit(".", 1)[0]):
+        return Role.TEST
+    if folders & _EXAMPLE_DIRS:
+        return Role.EXAMPLE
+    if folders & _BENCH_DIRS:
+        return Role.BENCHMARK
+    if prose:
+        return Role.DOCS
+    if _DECLARATIONS.search(name):
+        return Role.DECLARATIONS
+    if folders & _LEGACY_DIRS or _LEGACY_FILE.match(stem):
+        return Role.LEGACY
+    if name.endswith(_CONFIG_SUFFIXES) or folders & _CONFIG_DIRS:
+        return Role.CONFIG
+    if folders & _DOC_DIRS:
+        return Role.DOCS
+    return Role.SOURCE
+
+
+def is_test(path: str) -> bool:
+    return file_role(path) is Role.TEST

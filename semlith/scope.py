@@ -1,0 +1,163 @@
+"""Which stores a request addresses: names, folders, "*", or the stores around a folder.
+
+One resolver for every adapter, so `--store`, `SEMLITH_STORE`, the MCP `stores`
+argument and an editor's MCP roots mean the same thing everywhere:
+
+- a store's registered name (`semlith stores` lists them);
+- a store folder (the `.semlith` folder) or a project folder holding one;
+- a folder inside a registered store's root (the deepest such root wins);
+- "*": every store.
+
+With no selector, the stores around the caller's folders (`near`): a `.semlith` at or
+above one of them, registered stores whose root holds one, and registered stores inside
+one (an editor opened on a monorepo). When none is found the CLI fails with a message
+that says what to do, and an agent gets every store with a note saying so. With neither
+selectors nor folders, every store.
+
+Agents name only registered stores (`registered_only`); a person at the CLI may also
+name a store folder that was never registered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from semlith.errors import SemlithError, StoreNotFound
+from semlith.store.catalog import CATALOG_NAME
+from semlith.store.locate import STORE_DIRNAME, find_store
+from semlith.types import Scope
+
+ALL = "*"
+
+
+class UnknownStore(SemlithError):
+    """A request named a store that does not exist (or is not served)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A store the resolver may choose: its label, its folder and (when known) its root."""
+
+    name: str
+    folder: Path
+    root: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    stores: tuple[Known, ...]
+    note: str = ""  # set when the scope fell back to every store
+
+
+def label_stores(entries: list[tuple[str, Path, Path | None]]) -> list[Known]:
+    """Known stores from (name, folder, root), names made unique with `#2`, `#3`."""
+    seen: dict[str, int] = {}
+    out = []
+    for name, folder, root in entries:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(Known(name if seen[name] == 1 else f"{name}#{seen[name]}", folder, root))
+    return out
+
+
+def resolve(scope: Scope, known: list[Known], *, registered_only: bool,
+            fallback_all: bool) -> Resolved:
+    """The stores `scope` addresses among `known`; UnknownStore/StoreNotFound otherwise."""
+    if scope.stores:
+        chosen: list[Known] = []
+        for selector in scope.stores:
+            for store in _select(selector, known, registered_only):
+                if not any(_same(store.folder, c.folder) for c in chosen):
+                    chosen.append(store)
+        return Resolved(tuple(chosen))
+    if not scope.near:  # nothing to go by: every store
+        return Resolved(tuple(_select(ALL, known, registered_only)))
+    around = _around([Path(p) for p in scope.near], known, registered_only)
+    if around:
+        return Resolved(tuple(around))
+    if fallback_all and known:
+        where = ", ".join(scope.near)
+        note = f"no store indexes {where}; searched every store" if where else ""
+        return Resolved(tuple(known), note)
+    raise StoreNotFound(f"no semlith store at or above {scope.near[0]!r}; run "
+                        "`semlith index` there first or pass --store")
+
+
+def _select(selector: str, known: list[Known], registered_only: bool) -> list[Known]:
+    if selector == ALL:
+        if not known:
+            raise UnknownStore("no store is indexed yet; `semlith index DIR` creates one")
+        return list(known)
+    named = [k for k in known if k.name == selector]
+    if named:
+        return named
+    path = Path(selector).expanduser()
+    if path.is_absolute() or not registered_only:
+        folder = _store_folder(path)
+        if folder is not None:
+            match = [k for k in known if _same(k.folder, folder)]
+            if match:
+                return match
+            if not registered_only:
+                return [Known(_name_of(folder), folder)]
+        inside = _roots_holding(path, known)
+        if inside:
+            return inside[:1]
+        if not registered_only:
+            above = find_store(path) if path.exists() else None
+            if above is not None:
+                return [Known(_name_of(above), above)]
+    names = ", ".join(k.name for k in known) or "none yet"
+    raise UnknownStore(f"{selector!r} is neither a store name, a store folder, nor a folder "
+                       f"inside an indexed root; the stores are: {names}")
+
+
+def _around(near: list[Path], known: list[Known], registered_only: bool) -> list[Known]:
+    found: list[Known] = []
+    for folder in near:
+        candidates: list[Known] = []
+        if not registered_only:
+            above = find_store(folder) if folder.exists() else None
+            if above is not None:
+                match = [k for k in known if _same(k.folder, above)]
+                candidates += match or [Known(_name_of(above), above)]
+        candidates += _roots_holding(folder, known)[:1]
+        candidates += [k for k in known if k.root is not None and _inside(k.root, folder)]
+        for candidate in candidates:
+            if not any(_same(candidate.folder, f.folder) for f in found):
+                found.append(candidate)
+    return found
+
+
+def _store_folder(path: Path) -> Path | None:
+    if (path / CATALOG_NAME).is_file():
+        return path.resolve()
+    if (path / STORE_DIRNAME / CATALOG_NAME).is_file():
+        return (path / STORE_DIRNAME).resolve()
+    return None
+
+
+def _roots_holding(path: Path, known: list[Known]) -> list[Known]:
+    """Known stores whose root is `path` or holds it, the deepest root first."""
+    holding = [k for k in known if k.root is not None and _inside(path, k.root)]
+    return sorted(holding, key=lambda k: -len(str(k.root)))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _name_of(folder: Path) -> str:
+    """A store's name before it is opened: its root's folder name."""
+    return folder.parent.name if folder.name == STORE_DIRNAME else folder.name

@@ -1,0 +1,151 @@
+"""The read queries of search and lookups: filters as SQL, selections, keyword matches,
+definitions by name. Only `store/` speaks SQL; search and symbols call these.
+
+A `Selection` is the filters compiled once into one SQL condition over `files f`; every
+list of a query (keyword, dense allowlist, definitions) applies the same one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from semlith.languages import resolve_language
+from semlith.store.catalog import Catalog, glob_escape
+from semlith.types import Filters
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Filters as one SQL condition over `files f`, with its parameters."""
+
+    where: str = "1"
+    params: tuple[str, ...] = ()
+
+    @property
+    def everything(self) -> bool:
+        return self.where == "1"
+
+    @classmethod
+    def of(cls, filters: Filters) -> Selection:
+        clauses: list[str] = []
+        params: list[str] = []
+        inc, exc = _split(filters.paths)
+        for group, negate in ((inc, False), (exc, True)):
+            if group:
+                globs = [g for p in group for g in _path_globs(p)]
+                any_of = " OR ".join("f.path GLOB ?" for _ in globs)
+                clauses.append(f"{'NOT ' if negate else ''}({any_of})")
+                params.extend(globs)
+        inc, exc = _split(filters.exts)
+        for group, op in ((inc, "IN"), (exc, "NOT IN")):
+            if group:
+                exts = ["." + e.lower().lstrip(".") for e in group]
+                clauses.append(f"f.ext {op} ({','.join('?' * len(exts))})")
+                params.extend(exts)
+        inc, exc = _split(filters.langs)
+        for group, op in ((inc, "IN"), (exc, "NOT IN")):
+            if group:
+                names = [resolve_language(v).name for v in group]
+                clauses.append(f"f.lang {op} ({','.join('?' * len(names))})")
+                params.extend(names)
+        return cls(" AND ".join(clauses) or "1", tuple(params))
+
+
+EVERYTHING = Selection()
+
+
+def _split(values: Sequence[str]) -> tuple[list[str], list[str]]:
+    include = [v for v in values if not v.startswith("!")]
+    return include, [v[1:] for v in values if v.startswith("!")]
+
+
+def _path_globs(pattern: str) -> list[str]:
+    """GLOB patterns for one `--path`: relative ones match anywhere, folders match inside."""
+    p = pattern.strip().replace("\\", "/").replace("**/", "*").replace("**", "*")
+    anchored = p.startswith("/")
+    p = p.lstrip("/").removeprefix("./").rstrip("/")
+    variants = [p] if any(ch in p for ch in "*?[") else [p, f"{p}/*"]
+    if p.endswith("/*") or not p:
+        variants = [p or "*"]
+    return variants if anchored else variants + [f"*/{v}" for v in variants]
+
+
+_SELECTED = "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.hash != '' AND ({})"
+
+
+def count_selected(catalog: Catalog, sel: Selection) -> int:
+    """Committed chunks the selection keeps."""
+    return int(catalog.db.execute("SELECT COUNT(*) " + _SELECTED.format(sel.where),
+                                  sel.params).fetchone()[0])
+
+
+def selected_ids(catalog: Catalog, sel: Selection) -> np.ndarray:
+    """Ids of the committed chunks the selection keeps (a dense-scan allowlist)."""
+    cur = catalog.db.execute("SELECT c.id " + _SELECTED.format(sel.where), sel.params)
+    return np.fromiter((r[0] for r in cur), dtype=np.uint64)
+
+
+def keep_selected(catalog: Catalog, ids: Sequence[int], sel: Selection) -> set[int]:
+    """The ids among `ids` whose chunk exists and the selection keeps."""
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    return {r[0] for r in catalog.db.execute(
+        f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"
+        f" AND ({sel.where})", [*ids, *sel.params])}
+
+
+def keyword_ids(catalog: Catalog, fts: str, k: int, sel: Selection) -> list[int]:
+    """The bm25 top-`k` chunk ids of an FTS5 query within the selection."""
+    if sel.everything:  # no filter, no join (measured: 2.1 ms instead of 3.8 ms at 1k chunks)
+        return [chunk_id for chunk_id, _ in catalog.match(fts, k)]
+    rows = catalog.db.execute(
+        "SELECT c.id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+        " JOIN files f ON f.id = c.file_id"
+        f" WHERE chunks_fts MATCH ? AND ({sel.where}) ORDER BY bm25(chunks_fts) LIMIT ?",
+        [fts, *sel.params, k]).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A row of `symbols` with its file's path."""
+
+    chunk_id: int | None
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    name: str
+    qualname: str
+    signature: str
+
+
+def definitions(catalog: Catalog, name: str, sel: Selection = EVERYTHING,
+                limit: int = 500) -> list[Definition]:
+    """Definitions whose name is `name` (case-insensitive) within the selection."""
+    rows = catalog.db.execute(
+        "SELECT s.chunk_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname,"
+        " s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+        f" WHERE s.name = ? COLLATE NOCASE AND ({sel.where}) LIMIT ?",
+        [name, *sel.params, limit]).fetchall()
+    return [Definition(*row) for row in rows]
+
+
+def paths_under(catalog: Catalog, rel: str) -> list[str]:
+    """Indexed paths equal to `rel` or inside the folder `rel` ("." or "": every path)."""
+    if rel in ("", "."):
+        return [r[0] for r in catalog.db.execute("SELECT path FROM files")]
+    return [r[0] for r in catalog.db.execute(
+        "SELECT path FROM files WHERE path = ? OR path GLOB ?",
+        (rel, glob_escape(rel.rstrip("/")) + "/*"))]
+
+
+def file_with_hash(catalog: Catalog, digest: str, other_than: str) -> int | None:
+    """The id of a committed file with this content hash at another path, if any."""
+    row = catalog.db.execute("SELECT id FROM files WHERE hash=? AND path != ? LIMIT 1",
+                             (digest, other_than)).fetchone()
+    return None if row is None else int(row[0])

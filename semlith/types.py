@@ -1,0 +1,275 @@
+"""The values the library takes and returns, shared by every adapter (CLI, MCP, /api).
+
+Each is a frozen, slotted dataclass whose `as_json()` is its wire form: the daemon's
+JSON API sends it and the daemon-backed library rebuilds it with `from_json`, so the
+CLI, the MCP tools and `/api` cannot drift apart. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
+
+
+def from_json(cls: type[T], data: dict[str, Any]) -> T:
+    """Rebuild a value type from its `as_json()` (unknown keys are ignored, so an older
+    client reads a newer daemon's answers)."""
+    known = {f.name for f in fields(cast(Any, cls))}
+    return cls(**{k: _tuples(v) for k, v in data.items() if k in known})
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+class Value:
+    """Base of the value types: `as_json()` is the dataclass's fields."""
+
+    __slots__ = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(cast(Any, self))
+
+
+@dataclass(frozen=True, slots=True)
+class Scope(Value):
+    """Which stores a request addresses.
+
+    `stores` holds store names, store folders (`.semlith`), project folders (a store's
+    root or any folder inside one), or "*" for every store. Empty: the stores around
+    `near` — the folders the caller works in (the CLI's current folder, an editor's MCP
+    roots) — and every store when none covers them.
+    """
+
+    stores: tuple[str, ...] = ()
+    near: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Filters(Value):
+    """Path globs, extensions, languages; each may start with `!` to exclude."""
+
+    paths: tuple[str, ...] = ()
+    exts: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.exts or self.langs)
+
+    def describe(self) -> str:
+        parts = [f"--path {p}" for p in self.paths] + [f"--ext {e}" for e in self.exts]
+        return " ".join(parts + [f"--lang {lang}" for lang in self.langs])
+
+
+class Located(Value):
+    """A result at `path:start-end` (a search hit, a definition)."""
+
+    __slots__ = ()
+    store: str
+    path: str
+    start_line: int
+    end_line: int
+
+    @property
+    def locator(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+    @property
+    def store_locator(self) -> str:
+        """`store:path:start-end`, the form that names the store as well."""
+        return f"{self.store}:{self.locator}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(Located):
+    """One search result. `as_json()` is the documented `search --json` contract."""
+
+    store: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+    symbol: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(Value):
+    """What a search found, which stores it searched, and a note when the scope was not
+    the one asked for (no store covers the caller's folder: every store was searched)."""
+
+    hits: tuple[Hit, ...]
+    stores: tuple[str, ...]
+    note: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"hits": [h.as_json() for h in self.hits], "stores": list(self.stores),
+                "note": self.note}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Answer:
+        return cls(tuple(from_json(Hit, h) for h in data["hits"]), tuple(data["stores"]),
+                   str(data.get("note", "")))
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolHit(Located):
+    """One definition. `as_json()` is the `symbol --json` schema."""
+
+    store: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    name: str
+    qualname: str
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class Passage(Located):
+    """Lines of an indexed file, as indexed: the extracted text for documents (PDF,
+    notebooks, Office...), the file's own lines otherwise. Secrets are redacted."""
+
+    store: str
+    path: str
+    start_line: int
+    end_line: int
+    lines: tuple[str, ...]
+    total_lines: int
+    changed: bool = False  # the file changed on disk since it was indexed
+    extracted: bool = False  # the lines are text extracted from a document
+    symbol: str = ""  # the definition the target named, when it was a symbol
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry(Value):
+    store: str
+    path: str
+    size: int
+    lang: str
+    state: str  # "indexed" or "pending"
+
+
+@dataclass(frozen=True, slots=True)
+class SkipEntry(Value):
+    store: str
+    path: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreEntry(Value):
+    """A registered store (`semlith stores`)."""
+
+    name: str
+    folder: str
+    root: str
+    model: str
+    exists: bool = True
+    served: bool = False  # by the running daemon
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats(Value):
+    """What `stats` shows for one store."""
+
+    name: str
+    folder: str
+    root: str
+    model: str
+    dim: int
+    format_version: int
+    generation: int
+    files: int
+    pending_files: int
+    chunks: int
+    symbols: int
+    exact_records: int
+    chunked_by: dict[str, int] = field(default_factory=dict)
+    shards: dict[str, Any] = field(default_factory=dict)
+    recovered: dict[str, int] = field(default_factory=dict)
+    indexing: bool = False
+    watch: dict[str, Any] | None = None  # the daemon's watcher state, when it serves it
+    served_by: int = 0  # the pid of the daemon serving it, 0 when none
+
+
+@dataclass(slots=True)
+class IndexReport(Value):
+    """What an index run did, for the summary line and for `semlith_index`."""
+
+    indexed: int = 0  # files (re)chunked and embedded
+    unchanged: int = 0
+    skipped: int = 0
+    removed: int = 0
+    moved: int = 0  # renamed or copied without embedding
+    interrupted: bool = False  # the previous run stopped before it finished
+    resumed: int = 0  # files that run had finished already
+    chunks: int = 0  # chunks embedded
+    pending: int = 0  # files left for the next run (time budget reached)
+    rechunked: int = 0  # unchanged files cut again: their language's chunking changed
+    truncated: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    store: str = ""  # the store's name
+    created: bool = False  # the run created the store
+    by_daemon: int = 0  # the pid of the daemon that ran it, 0 when run here
+
+    @property
+    def complete(self) -> bool:
+        return self.pending == 0
+
+    def summary(self) -> str:
+        parts = [f"{self.indexed} indexed", f"{self.unchanged} unchanged",
+                 f"{self.skipped} skipped", f"{self.removed} removed"]
+        if self.moved:
+            parts.append(f"{self.moved} moved")
+        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        if self.rechunked:
+            line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
+                     "chunked differently now)")
+        if self.interrupted:
+            line += f"; resumed an interrupted run ({self.resumed} files were already done)"
+        if self.pending:
+            line += f"; {self.pending} files still to do (run again to continue)"
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class Progress(Value):
+    phase: str  # "scan" | "embed" | "done"
+    files_done: int
+    files_total: int
+    chunks_done: int
+    chunks_per_s: float
+    eta_s: float | None
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Watched(Value):
+    """How a `watch` ended: run here until stopped, or handed to the daemon at once."""
+
+    store: str
+    root: str
+    by_daemon: int = 0  # the daemon's pid when it watches the store (it watches all it holds)
+    batches: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Status(Value):
+    """The running daemon: where, since when, what it serves."""
+
+    version: str
+    pid: int
+    port: int
+    uptime_s: float
+    model_ready: bool
+    model_error: str | None
+    models_loaded: tuple[str, ...]
+    searches: int
+    stores: dict[str, dict[str, Any]]  # name -> folder, root, model, indexing, watch
+    not_served: dict[str, str]  # store folder -> why

@@ -1,0 +1,185 @@
+"""The one face: `LocalLibrary` as every adapter calls it (scopes, locators, symbols).
+
+Each test here pins a defect the agent surface had when the CLI, the MCP tools and the
+JSON API each built their own operation (issue #12).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from semlith.errors import StoreNotFound
+from semlith.local import LocalLibrary
+from semlith.locators import BadTarget, parse_target
+from semlith.scope import UnknownStore
+from semlith.settings import Settings
+from semlith.types import Scope
+from tests.conftest import HashEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "fixtures" / "sample"
+
+
+def library(settings: Settings, agent: bool = False) -> LocalLibrary:
+    return LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n), agent=agent)
+
+
+@pytest.fixture
+def two(tmp_path: Path, settings: Settings) -> tuple[Path, Path]:
+    """Two indexed projects: the sample, and another with a deployment document."""
+    proj = tmp_path / "proj"
+    shutil.copytree(SAMPLE, proj, ignore=shutil.ignore_patterns(".semlith"))
+    other = tmp_path / "other"
+    (other / "docs").mkdir(parents=True)
+    (other / "docs" / "deployment.md").write_text(
+        "# Deployment\n\nDeploy the retry service with exponential backoff settings.\n")
+    (other / "requests").mkdir()
+    (other / "requests" / "sessions.py").write_text(
+        "class Session:\n    def send(self, request):\n        return request\n")
+    (other / "tests").mkdir()
+    (other / "tests" / "test_redirects.py").write_text(
+        "class RedirectSession:\n    def send(self, request):\n        return None\n")
+    lib = library(settings)
+    lib.index([str(proj)])
+    lib.index([str(other)])
+    return proj, other
+
+
+# -- scope -------------------------------------------------------------------------------
+
+def test_a_search_near_a_project_covers_only_its_stores(two: tuple[Path, Path],
+                                                       settings: Settings) -> None:
+    proj, _ = two
+    answer = library(settings, agent=True).search(
+        "deployment retry backoff", k=10, scope=Scope(near=(str(proj / "net"),)))
+    assert answer.stores == ("proj",) and not answer.note
+    assert {h.store for h in answer.hits} == {"proj"}
+
+
+def test_every_store_on_request_and_with_a_note_when_no_store_covers_the_folder(
+        two: tuple[Path, Path], settings: Settings, tmp_path: Path) -> None:
+    lib = library(settings, agent=True)
+    everything = lib.search("deployment", k=10, scope=Scope(("*",)))
+    assert set(everything.stores) == {"proj", "other"}
+    elsewhere = lib.search("deployment", k=10, scope=Scope(near=(str(tmp_path / "x"),)))
+    assert set(elsewhere.stores) == {"proj", "other"}
+    assert "no store indexes" in elsewhere.note
+
+
+def test_the_cli_refuses_a_folder_no_store_covers(two: tuple[Path, Path], settings: Settings,
+                                                 tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(StoreNotFound, match="no semlith store at or above"):
+        library(settings).search("x", scope=Scope(near=(str(tmp_path / "elsewhere"),)))
+
+
+@pytest.mark.parametrize("how", ["name", "project", "store", "inside"])
+def test_a_store_is_named_by_name_project_store_folder_or_a_folder_inside(
+        two: tuple[Path, Path], settings: Settings, how: str) -> None:
+    proj, _ = two
+    selector = {"name": "proj", "project": str(proj), "store": str(proj / ".semlith"),
+                "inside": str(proj / "net")}[how]
+    answer = library(settings).search("retry", scope=Scope((selector,)))
+    assert answer.stores == ("proj",)
+
+
+def test_an_unknown_store_lists_the_valid_ones(two: tuple[Path, Path],
+                                              settings: Settings) -> None:
+    with pytest.raises(UnknownStore, match="the stores are: proj, other"):
+        library(settings, agent=True).search("x", scope=Scope(("nope",)))
+
+
+def test_an_agent_cannot_name_an_unregistered_store_folder(tmp_path: Path,
+                                                          settings: Settings) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "a.py").write_text("X = 1\n")
+    library(settings).index([str(loose)], store=str(tmp_path / "kept-elsewhere"))
+    (settings.home / "stores.json").unlink()  # as if registered under another home
+    with pytest.raises(UnknownStore):
+        library(settings, agent=True).search("x", scope=Scope((str(tmp_path / "kept-elsewhere"),)))
+    assert library(settings).search("x", scope=Scope((str(tmp_path / "kept-elsewhere"),))).hits
+
+
+# -- read: every locator a tool prints ---------------------------------------------------
+
+def test_locators_parse() -> None:
+    assert parse_target("net/retry.py:7-8") == parse_target("net/retry.py:7\u20138")
+    assert parse_target("proj:net/retry.py:7-8", frozenset({"proj"})).store == "proj"
+    assert parse_target("other:net/retry.py", frozenset({"proj"})).path == "other:net/retry.py"
+    assert parse_target("/abs/path.py:3").path == "/abs/path.py"
+    assert parse_target("C:\\code\\x.py:3").path == "C:\\code\\x.py"
+    with pytest.raises(BadTarget, match="bad line range"):
+        parse_target("a.py:9-3")
+
+
+@pytest.mark.parametrize("target", ["net/retry.py:7-8", "proj:net/retry.py:7-8",
+                                    "{root}/net/retry.py:7-8", "{root}/net/retry.py:7"])
+def test_read_accepts_every_locator_form(two: tuple[Path, Path], settings: Settings,
+                                         target: str) -> None:
+    proj, _ = two
+    passage = library(settings, agent=True).read(target.format(root=proj),
+                                                 scope=Scope(("*",)))
+    assert (passage.store, passage.path, passage.start_line) == ("proj", "net/retry.py", 7)
+    assert passage.lines[0] == "class RetryPolicy:"
+
+
+def test_read_of_a_document_shows_its_extracted_text(tmp_path: Path,
+                                                     settings: Settings) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(ROOT / "fixtures" / "extract" / "hello.pdf", docs / "hello.pdf")
+    shutil.copy(ROOT / "fixtures" / "extract" / "notebook.ipynb", docs / "notebook.ipynb")
+    lib = library(settings)
+    lib.index([str(docs)])
+    pdf = lib.read("hello.pdf", scope=Scope(near=(str(docs),)))
+    assert pdf.extracted and pdf.lines[0].startswith("--- page 1 ---")
+    assert not any("%PDF" in line for line in pdf.lines)
+    notebook = lib.read("notebook.ipynb:1-3", scope=Scope(near=(str(docs),)))
+    assert notebook.lines[0].startswith("# %% [")
+    hit = lib.search("quaternions", scope=Scope(near=(str(docs),))).hits[0]
+    again = lib.read(hit.locator, scope=Scope(near=(str(docs),)))
+    assert "\n".join(again.lines) in hit.text or hit.text.strip() in "\n".join(again.lines)
+
+
+def test_read_of_a_symbol_reads_its_definition(two: tuple[Path, Path],
+                                               settings: Settings) -> None:
+    passage = library(settings, agent=True).read("Session.send", scope=Scope(("*",)))
+    assert (passage.path, passage.symbol) == ("requests/sessions.py", "Session.send")
+
+
+def test_an_absolute_path_outside_every_root_is_refused(two: tuple[Path, Path],
+                                                       settings: Settings) -> None:
+    with pytest.raises(BadTarget, match="not inside an indexed root"):
+        library(settings, agent=True).read("/etc/passwd:1", scope=Scope(("*",)))
+
+
+# -- symbols: the exact qualified name first, tests last ----------------------------------
+
+def test_the_exact_qualified_name_ranks_above_a_suffix_match_in_a_test(
+        two: tuple[Path, Path], settings: Settings) -> None:
+    hits = library(settings).symbol("Session.send", scope=Scope(("other",)))
+    assert [h.qualname for h in hits][:2] == ["Session.send", "RedirectSession.send"]
+    plain = library(settings).symbol("send", scope=Scope(("other",)))
+    assert plain[0].path == "requests/sessions.py"  # the definition outside tests first
+
+
+# -- writing ----------------------------------------------------------------------------
+
+def test_forget_and_index_take_the_store_by_any_name(two: tuple[Path, Path],
+                                                     settings: Settings) -> None:
+    proj, _ = two
+    lib = library(settings)
+    assert lib.forget(str(proj / "net"), store="proj") == 2
+    assert lib.index([str(proj / "net")], store=str(proj)).indexed == 2
+
+
+def test_an_agent_never_creates_a_store(tmp_path: Path, settings: Settings,
+                                        two: tuple[Path, Path]) -> None:
+    (tmp_path / "fresh").mkdir()
+    with pytest.raises(Exception, match="not inside a served root"):
+        library(settings, agent=True).index([str(tmp_path / "fresh")])
+    assert not (tmp_path / "fresh" / ".semlith").exists()
