@@ -92,7 +92,7 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
     if named:
         return named
     path = Path(selector).expanduser()
-    if path.is_absolute() or not registered_only:
+    if path.exists() and (path.is_absolute() or not registered_only):
         folder = _store_folder(path)
         if folder is not None:
             match = [k for k in known if _same(k.folder, folder)]
@@ -104,7 +104,7 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
         if inside:
             return inside[:1]
         if not registered_only:
-            above = find_store(path) if path.exists() else None
+            above = find_store(path)
             if above is not None:
                 return [Known(_name_of(above), above)]
     names = ", ".join(k.name for k in known) or "none yet"

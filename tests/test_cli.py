@@ -148,3 +148,25 @@ def test_forget_takes_glob_characters_literally(tree: Path) -> None:
     run("index", "--quiet")
     assert run("forget", "odd[1]").output.strip() == "forgot 1 file"
     assert "odd1/b.py\tindexed" in run("files").output
+
+
+def test_json_commands_print_json_errors(tree: Path) -> None:
+    run("index", "--quiet")
+    for args in (["search", "x", "--store", "nope"], ["symbol", "X", "--store", "nope"],
+                 ["stats", "--store", "nope"], ["files", "--store", "nope"],
+                 ["read", "no/such/file.py:1-2"], ["status"]):
+        result = run(*args, "--json")
+        assert result.exit_code == 1, args
+        assert set(json.loads(result.output)) == {"error"}, (args, result.output)
+
+
+def test_a_store_is_named_by_its_name_or_its_project_folder(tree: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    run("index", "--quiet")
+    monkeypatch.chdir(tmp_path)
+    for store in ("proj", str(tree), str(tree / ".semlith"), str(tree / "net")):
+        hits = json.loads(run("search", "RetryPolicy", "--json", "--store", store).output)
+        assert hits[0]["path"] == "net/retry.py", store
+    read = run("read", "proj:net/retry.py:7-7")
+    assert read.exit_code == 0 and "class RetryPolicy:" in read.output

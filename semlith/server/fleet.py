@@ -18,6 +18,7 @@ import contextlib
 import functools
 import logging
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -42,7 +43,7 @@ POLL_SECONDS = 0.5
 RETRY_LOCKED_SECONDS = 5.0
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity
 class Held:
     """One store the daemon holds, with its writer lock for index runs and its watcher."""
 
@@ -199,8 +200,7 @@ class Fleet:
         log.warning("no longer serving %s", held.store.folder)
         if held.watcher is not None:
             held.watcher.stop()
-        with held.writing:
-            held.store.close()
+        _close(held)
 
     def close(self) -> None:
         self._stop.set()
@@ -210,8 +210,7 @@ class Fleet:
             if held.watcher is not None:
                 held.watcher.stop()
         for held in list(self.held.values()):
-            with held.writing:
-                held.store.close()
+            _close(held)
         self.held.clear()
 
     # -- StoreSource ---------------------------------------------------------------------
@@ -309,3 +308,13 @@ class Fleet:
                       self.model_ready.is_set() and not self.model_error, self.model_error,
                       tuple(self.engine.pool.loaded()), self.searches, stores,
                       dict(self.problems))
+
+
+def _close(held: Held) -> None:
+    """Close a held store once its index run is over; a store whose folder was deleted
+    cannot record its clean close, and that is no reason to fail a shutdown."""
+    with held.writing:
+        try:
+            held.store.close()
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("closing %s: %s", held.store.folder, exc)
