@@ -17,7 +17,8 @@ from synth import DIM, build_store
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
 from semlith.local import LocalLibrary
-from semlith.search import CANDIDATES, Searcher, _keyword
+from semlith.ranking.pipeline import DEPTH as CANDIDATES
+from semlith.search import Searcher, _keyword
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.query import Selection

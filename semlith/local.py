@@ -28,8 +28,9 @@ from semlith.indexer import Indexer, content_hash
 from semlith.ingest.walk import Skipped
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.locators import BadTarget, Target, parse_target
+from semlith.ranking.weights import Weights
 from semlith.scope import Known, Resolved, UnknownStore, label_stores, resolve
-from semlith.search import Ranking, Searcher
+from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store import query as q
@@ -177,12 +178,12 @@ class LocalLibrary:
     def __init__(self, settings: Settings, *,
                  embedder_factory: Callable[[str], Embedder] | None = None,
                  engine: Engine | None = None, source: StoreSource | None = None,
-                 agent: bool = False, ranking: Ranking | None = None) -> None:
+                 agent: bool = False, weights: Weights | None = None) -> None:
         self.settings = settings
         self.engine = engine or Engine(settings, embedder_factory)
         self.source: StoreSource = source or OnDemand(self.engine)
         self.agent = agent
-        self.ranking = ranking
+        self.weights = weights or settings.ranking
         self._owns_engine = engine is None
 
     def close(self) -> None:
@@ -212,7 +213,7 @@ class LocalLibrary:
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
         with self._reading(scope) as (opened, note):
             self.source.ready()
-            hits = Searcher(opened, self.engine.pool, self.ranking,
+            hits = Searcher(opened, self.engine.pool, self.weights,
                             self.engine.executor).search(query, k, filters)
         return Answer(tuple(hits), tuple(name for name, _ in opened), note)
 

@@ -32,12 +32,26 @@ class Role(StrEnum):
     SNAPSHOT = "snapshot"  # recorded test outputs: .snap, .stderr, __snapshots__
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "t",
+_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "t",
                         "testdata", "test_data", "fixtures", "__fixtures__", "__mocks__",
                         "mocks", "e2e", "integration_tests", "unittests", "testsuite"})
-_TEST_FILE = re.compile(
-    r"(^test_.*|.*_test|.*_tests|.*_spec|.*\.test|.*\.spec|.*\.tests|^test|^tests"
-    r"|.*Tests?|.*Spec|.*IT|^conftest)$")
+# Test file names by ecosystem: the convention of the file's own language, so a test
+# framework's own `test_functions.bash` is source while `test_app.py` is a test.
+_TEST_NAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
+    (frozenset({".py", ".pyi"}), re.compile(r"^(test_.+|.+_tests?|conftest|tests?)$")),
+    (frozenset({".go"}), re.compile(r"^.+_test$")),
+    (frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"}),
+     re.compile(r"^.+\.(test|spec|e2e)$|^.+[._-](test|spec)s?$")),
+    (frozenset({".java", ".kt", ".kts", ".scala", ".cs", ".groovy", ".php", ".swift"}),
+     re.compile(r"^.+(Tests?|Spec|IT|TestCase)$")),
+    (frozenset({".rb"}), re.compile(r"^(test_.+|.+_(spec|test))$")),
+    (frozenset({".ex", ".exs"}), re.compile(r"^.+_test$")),
+    (frozenset({".hs"}), re.compile(r"^.+(Spec|Test|Tests)$")),
+    (frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".rs", ".zig", ".lua"}),
+     re.compile(r"^(test_.+|.+_(test|tests|unittest)|.+-test)$")),
+    (frozenset({".bats"}), re.compile(r".*")),
+    (frozenset({".sh", ".bash"}), re.compile(r"^.+[._-]test$")),
+)
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "guide", "guides", "manual",
                        "man", "site", "website", "wiki"})
 _PROSE = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc",
@@ -50,6 +64,7 @@ _COMMUNITY = re.compile(r"^(code[-_]of[-_]conduct|contributing|contributors|auth
 _EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos",
                            "tutorial", "tutorials", "cookbook", "playground", "sandbox"})
 _BENCH_DIRS = frozenset({"bench", "benches", "benchmark", "benchmarks", "perf"})
+_BENCH_FILE = re.compile(r"^.+[_-](benchmark|benchmarks|bench)$")
 _VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty",
                           "external", "extern", "deps", "node_modules", "bower_components",
                           "_vendor", "site-packages"})
@@ -101,11 +116,11 @@ def file_role(path: str) -> Role:
         return Role.CHANGELOG
     if (prose or suffix == "") and _COMMUNITY.match(stem):
         return Role.COMMUNITY
-    if folders & _TEST_DIRS or _TEST_FILE.match(original.name.rsplit(".", 1)[0]):
+    if folders & _TEST_DIRS or _test_name(original):
         return Role.TEST
     if folders & _EXAMPLE_DIRS:
         return Role.EXAMPLE
-    if folders & _BENCH_DIRS:
+    if folders & _BENCH_DIRS or _BENCH_FILE.match(stem):
         return Role.BENCHMARK
     if prose:
         return Role.DOCS
@@ -118,6 +133,12 @@ def file_role(path: str) -> Role:
     if folders & _DOC_DIRS:
         return Role.DOCS
     return Role.SOURCE
+
+
+def _test_name(path: PurePosixPath) -> bool:
+    suffix = path.suffix.lower()
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return any(suffix in suffixes and pattern.match(stem) for suffixes, pattern in _TEST_NAMES)
 
 
 def is_test(path: str) -> bool:

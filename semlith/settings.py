@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from semlith.ranking.weights import Weights
+
 # name of the environment variable -> one-line description (rendered into the docs).
 SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_HOME": "Folder for user state: store registry, agent key, daemon discovery "
@@ -25,6 +27,8 @@ SETTINGS_DOC: dict[str, str] = {
     "(`:`-separated; `;` on Windows).",
     "SEMLITH_EMBED_THREADS": "Threads for the embedding model (default: the number of CPUs).",
     "SEMLITH_PORT": "Port of the daemon on 127.0.0.1 (default 7365; `serve --port` wins).",
+    "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
+    "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }
 
 
@@ -61,6 +65,7 @@ class Settings:
     stores: tuple[Path, ...] = ()
     embed_threads: int | None = None
     port: int = 7365
+    ranking: Weights = field(default_factory=Weights)
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
@@ -75,6 +80,7 @@ class Settings:
                 os.pathsep) if p.strip()),
             embed_threads=_env_int(env, "SEMLITH_EMBED_THREADS"),
             port=_env_port(env),
+            ranking=Weights.parse(env.get("SEMLITH_RANKING", "")),
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

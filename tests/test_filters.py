@@ -6,8 +6,9 @@ import sqlite3
 
 import pytest
 
-from semlith.search import keyword_query, path_words, stem
+from semlith.search import keyword_query
 from semlith.store.query import Selection
+from semlith.text import path_words, stem
 from semlith.types import Filters
 
 PATHS = ["src/app.py", "src/util/helpers.py", "tests/test_app.py", "docs/index.md",

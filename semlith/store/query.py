@@ -98,16 +98,18 @@ def keep_selected(catalog: Catalog, ids: Sequence[int], sel: Selection) -> set[i
         f" AND ({sel.where})", [*ids, *sel.params])}
 
 
-def keyword_ids(catalog: Catalog, fts: str, k: int, sel: Selection) -> list[int]:
-    """The bm25 top-`k` chunk ids of an FTS5 query within the selection."""
+def keyword_ids(catalog: Catalog, fts: str, k: int, sel: Selection
+                ) -> list[tuple[int, float]]:
+    """The bm25 top-`k` (chunk id, score: higher is better) of an FTS5 query within the
+    selection."""
     if sel.everything:  # no filter, no join (measured: 2.1 ms instead of 3.8 ms at 1k chunks)
-        return [chunk_id for chunk_id, _ in catalog.match(fts, k)]
+        return catalog.match(fts, k)
     rows = catalog.db.execute(
-        "SELECT c.id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-        " JOIN files f ON f.id = c.file_id"
+        "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c"
+        " ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id"
         f" WHERE chunks_fts MATCH ? AND ({sel.where}) ORDER BY bm25(chunks_fts) LIMIT ?",
         [fts, *sel.params, k]).fetchall()
-    return [int(r[0]) for r in rows]
+    return [(int(r[0]), float(r[1])) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)

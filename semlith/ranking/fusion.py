@@ -1,0 +1,49 @@
+"""Reciprocal rank fusion of the dense, keyword and symbol lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from semlith.ranking.context import Context, Scores
+from semlith.ranking.query import QueryKind
+
+
+def rrf(lists: Sequence[Sequence[int]], weights: Sequence[float],
+        ks: Sequence[float]) -> Scores:
+    """sum over lists of weight / (k + rank), rank from 1."""
+    fused: Scores = {}
+    for ranked, weight, k in zip(lists, weights, ks, strict=True):
+        if not weight:
+            continue
+        for rank, chunk_id in enumerate(ranked, start=1):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
+    return fused
+
+
+def fuse(ctx: Context) -> Scores:
+    """RRF of the three lists, with list weights set by the kind of query, plus (when
+    `scores` is on) each list's own scores normalised to [0, 1] — a rank alone cannot
+    tell a near-tie from a landslide."""
+    w = ctx.weights
+    lists = ctx.lists
+    dense, keyword = w.dense, w.keyword
+    if ctx.query.kind is QueryKind.IDENTIFIER:
+        dense, keyword = dense * w.ident_dense, keyword * w.ident_keyword
+    elif ctx.query.kind is QueryKind.PHRASE:
+        dense *= w.phrase_dense
+    fused = rrf([[i for i, _ in lists.dense], [i for i, _ in lists.keyword], list(lists.symbol)],
+                [dense, keyword, w.symbol], [w.rrf_k, w.rrf_k, w.symbol_k])
+    if w.scores:
+        for entries, weight in ((lists.dense, dense), (lists.keyword, keyword)):
+            for cid, norm in _normalised(entries).items():
+                fused[cid] = fused.get(cid, 0.0) + w.scores * weight * norm / (w.rrf_k + 1)
+    return fused
+
+
+def _normalised(entries: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """Scores of a list divided by its best (negative ones as 0): a near-tie stays a
+    near-tie, which min-max scaling would stretch to 0 and 1."""
+    if not entries:
+        return {}
+    top = max(s for _, s in entries)
+    return {cid: max(s, 0.0) / top if top > 0 else 0.0 for cid, s in entries}

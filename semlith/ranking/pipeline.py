@@ -1,0 +1,47 @@
+"""The ranking of one store's candidates: fusion, then each signal in turn, then the
+final order. A new signal is one module with `apply(scores, ctx) -> scores` and one
+line in SIGNALS."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from semlith.ranking import files, paths, priors
+from semlith.ranking.context import Context, Lists, Scores
+from semlith.ranking.fusion import fuse
+from semlith.ranking.query import Query
+from semlith.ranking.select import order
+from semlith.ranking.weights import Weights
+from semlith.store.catalog import ChunkRecord
+
+Signal = Callable[[Scores, Context], Scores]
+SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]
+DEPTH = 30  # list entries the ranking of the top hits sees (50: NDCG 0.819, 30: 0.821)
+
+
+def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
+         weights: Weights) -> list[tuple[int, float]]:
+    """(chunk id, score), best first, for every candidate of `lists` that has a record.
+
+    The head — what the first DEPTH entries of each list hold — is ranked by every
+    signal. Entries deeper in the lists (fetched when k > DEPTH) follow it by their best
+    rank in any list, which deeper fetching never changes. So the top k is a prefix of
+    the top k + n for every k, whatever depth each k fetched.
+    """
+    head = Context(query, lists.head(DEPTH), records, weights)
+    scores = fuse(head)
+    for signal in SIGNALS:
+        scores = signal(scores, head)
+    ranked = order(scores, head)
+    seen = {cid for cid, _ in ranked}
+    best: dict[int, int] = {}
+    for entries in ([i for i, _ in lists.dense], [i for i, _ in lists.keyword],
+                    list(lists.symbol)):
+        for position, cid in enumerate(entries):
+            if cid not in seen and cid in records:
+                best[cid] = min(best.get(cid, position), position)
+    if not best:
+        return ranked
+    last = ranked[-1][1] if ranked else 1.0
+    tail = sorted(best, key=lambda cid: (best[cid], cid))
+    return ranked + [(cid, last * 0.99 / (n + 1)) for n, cid in enumerate(tail)]

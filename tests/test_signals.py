@@ -1,0 +1,140 @@
+"""Each ranking signal changes a ranking the way it says, alone (semlith/ranking/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from semlith.ranking import files, fusion, paths, priors
+from semlith.ranking.context import Context, Lists, Scores
+from semlith.ranking.pipeline import rank
+from semlith.ranking.query import QueryKind, analyse
+from semlith.ranking.select import order
+from semlith.ranking.weights import Weights
+from semlith.roles import Role, file_role
+from semlith.store.catalog import ChunkRecord
+
+
+def records(*paths_: str) -> dict[int, ChunkRecord]:
+    """Chunk i+1 in file paths_[i] (a path may repeat: several chunks of one file)."""
+    return {n: ChunkRecord(n, path, n, n * 10, n * 10 + 5, "function", "", "text")
+            for n, path in enumerate(paths_, start=1)}
+
+
+def ctx(query: str, recs: dict[int, ChunkRecord], lists: Lists | None = None,
+        **weights: float) -> Context:
+    return Context(analyse(query), lists or Lists(), recs, Weights(**weights))
+
+
+def best_first(scores: Scores) -> list[int]:
+    return sorted(scores, key=lambda cid: -scores[cid])
+
+
+# -- query analysis ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Session.send", QueryKind.IDENTIFIER), ("parse_args", QueryKind.IDENTIFIER),
+    ("how are retries scheduled", QueryKind.PHRASE),
+    ("where does HTTPAdapter retry", QueryKind.MIXED)])
+def test_query_kinds(text: str, kind: QueryKind) -> None:
+    assert analyse(text).kind is kind
+
+
+def test_a_query_naming_a_role_asks_for_it() -> None:
+    assert Role.TEST in analyse("how are the tests of the router set up").asks
+    assert Role.CHANGELOG in analyse("what changed in the last release").asks
+    assert not analyse("how are routes registered").asks
+
+
+# -- priors ------------------------------------------------------------------------------
+
+def test_priors_put_source_above_a_test_and_a_changelog_that_score_the_same() -> None:
+    recs = records("tests/test_router.py", "HISTORY.md", "src/router.py")
+    scores = {1: 1.0, 2: 1.0, 3: 1.0}
+    ranked = best_first(priors.apply(scores, ctx("how are routes matched", recs, priors=1)))
+    assert ranked == [3, 1, 2]  # source, then the mild tier, then the strong one
+
+
+def test_priors_step_aside_when_the_query_names_the_role() -> None:
+    recs = records("tests/test_router.py", "src/router.py")
+    scores = {1: 1.0, 2: 0.9}
+    asked = priors.apply(scores, ctx("how are the router tests written", recs, priors=1))
+    assert best_first(asked) == [1, 2]
+    off = priors.apply(scores, ctx("how are routes matched", recs, priors=0))
+    assert off == scores
+
+
+def test_roles_follow_each_ecosystems_test_convention() -> None:
+    assert file_role("lib/bats-core/test_functions.bash") is Role.SOURCE  # not a bats test
+    assert file_role("tests/test_app.py") is Role.TEST
+    assert file_role("absl/strings/str_cat_test.cc") is Role.TEST
+    assert file_role("src/router.test.ts") is Role.TEST
+    assert file_role("src/main/java/FooTest.java") is Role.TEST
+    assert file_role("src/latest.py") is Role.SOURCE
+
+
+# -- file-level evidence -------------------------------------------------------------------
+
+def test_several_good_chunks_of_one_file_outweigh_one_slightly_better_chunk() -> None:
+    recs = records("routing.py", "routing.py", "routing.py", "small.py")
+    scores = {1: 0.50, 2: 0.45, 3: 0.40, 4: 0.55}
+    assert best_first(scores)[0] == 4
+    ranked = best_first(files.apply(scores, ctx("how are routes registered", recs, files=0.5)))
+    assert ranked[0] == 1 and ranked.index(1) < ranked.index(2) < ranked.index(3)
+    assert files.apply(scores, ctx("x", recs, files=0)) == scores
+
+
+# -- words of the query in the path ------------------------------------------------------
+
+def test_a_folder_named_by_the_query_lifts_its_file() -> None:
+    recs = records("v1/client.py", "v2/client.py", "legacy/transport.py")
+    scores = {1: 0.30, 2: 0.29, 3: 0.31}
+    lifted = paths.apply(scores, ctx("how does the transport send requests", recs, path=1))
+    assert best_first(lifted)[0] == 3 and lifted[3] > scores[3]
+    same = paths.apply(scores, ctx("how does the transport send requests", recs, path=0))
+    assert same == scores
+
+
+# -- fusion -----------------------------------------------------------------------------
+
+def test_identifier_queries_lean_on_the_keyword_list_when_told() -> None:
+    recs = records("a.py", "b.py")
+    lists = Lists(dense=[(1, 0.9), (2, 0.8)], keyword=[(2, 9.0), (1, 1.0)])
+    even = fusion.fuse(ctx("parse_args", recs, lists))
+    assert even[1] == pytest.approx(even[2])
+    leaning = fusion.fuse(ctx("parse_args", recs, lists, ident_keyword=2.0))
+    assert best_first(leaning) == [2, 1]
+    phrase = fusion.fuse(ctx("how are arguments parsed", recs, lists, ident_keyword=2.0))
+    assert phrase[1] == pytest.approx(phrase[2])  # not an identifier query: untouched
+
+
+def test_score_aware_fusion_tells_a_landslide_from_a_near_tie() -> None:
+    recs = records("a.py", "b.py", "c.py")
+    # Dense: chunk 1 by a landslide. Keyword: a near-tie in which 1 comes third.
+    lists = Lists(dense=[(1, 0.90), (2, 0.20), (3, 0.19)],
+                  keyword=[(2, 5.0), (3, 4.99), (1, 4.98)])
+    ranks_only = fusion.fuse(ctx("how", recs, lists))
+    assert best_first(ranks_only)[0] == 2
+    scored = fusion.fuse(ctx("how", recs, lists, scores=2.0))
+    assert best_first(scored)[0] == 1
+
+
+# -- final order ------------------------------------------------------------------------
+
+def test_one_hit_per_file_then_the_held_back_chunks() -> None:
+    recs = records("a.py", "a.py", "b.py")
+    ranked = order({1: 0.9, 2: 0.8, 3: 0.1}, ctx("x", recs))
+    assert [cid for cid, _ in ranked] == [1, 3, 2]
+    assert ranked[2][1] < ranked[1][1]
+    unlimited = order({1: 0.9, 2: 0.8, 3: 0.1}, ctx("x", recs, per_file=0))
+    assert [cid for cid, _ in unlimited] == [1, 2, 3]
+
+
+def test_entries_deeper_than_the_head_follow_it_by_their_best_rank() -> None:
+    n = 80
+    recs = records(*[f"f{i}.py" for i in range(n)])
+    lists = Lists(dense=[(i, 1 - i / n) for i in range(1, n + 1)],
+                  keyword=[(i, float(n - i)) for i in range(n, 0, -1)])
+    ranked = rank(analyse("x"), lists, recs, Weights())
+    assert len(ranked) == n and len({cid for cid, _ in ranked}) == n
+    scores = [s for _, s in ranked]
+    assert scores == sorted(scores, reverse=True)
