@@ -260,6 +260,7 @@ def test_not_on_path_uses_the_absolute_command_and_says_so(
     assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
     assert any("not on PATH" in n for n in json.loads(result.stdout)["notes"])
     assert "not on PATH" in ok(run("setup", "cursor")).stderr
+    assert "not on PATH" not in ok(run("setup", "cursor", "--http")).stderr  # no command
 
 
 def test_write_keeps_mode_symlink_crlf_and_bom(places: Path) -> None:

@@ -64,7 +64,7 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
         except ValueError as exc:  # a client, or a form or scope it lacks: usage
             _usage(str(exc), as_json)
         written = _write(path, config, chosen) if write else None
-    notes = [n for n in (launch.note, chosen.caveat if project is None else "",
+    notes = [n for n in ("" if http else launch.note, chosen.caveat if project is None else "",
                          _http_note(chosen) if http else "") if n]
     if as_json:
         emit_json({"client": chosen.name, "path": str(path), "config": config,
