@@ -1,4 +1,5 @@
-"""Regenerate docs/cli.md (from --help) and docs/configuration.md (from SETTINGS_DOC).
+"""Regenerate docs/cli.md (from --help), docs/configuration.md (from SETTINGS_DOC),
+docs/languages.md, and the per-client section of docs/clients.md (from semlith/clients.py).
 
 usage: python scripts/gen_docs.py [--check]   (--check exits 1 when a file is stale)
 """
@@ -76,10 +77,23 @@ def languages() -> str:
             + "\n".join(rows) + "\n")
 
 
+def clients(current: str) -> str:
+    """docs/clients.md with its generated section replaced; the rest is written by hand."""
+    from semlith.clients import reference
+
+    begin = "<!-- generated from semlith/clients.py by scripts/gen_docs.py: begin -->\n"
+    end = "<!-- generated: end -->\n"
+    if begin not in current or end not in current:
+        raise SystemExit(f"docs/clients.md lost its markers: {begin.strip()} ... {end.strip()}")
+    head, rest = current.split(begin, 1)
+    return head + begin + "\n" + reference() + "\n" + end + rest.split(end, 1)[1]
+
+
 def main_(check: bool) -> int:
     stale = []
     for name, text in (("cli.md", cli_reference()), ("configuration.md", configuration()),
-                       ("languages.md", languages())):
+                       ("languages.md", languages()),
+                       ("clients.md", clients((DOCS / "clients.md").read_text()))):
         path = DOCS / name
         if path.exists() and path.read_text() == text:
             continue

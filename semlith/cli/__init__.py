@@ -2,11 +2,12 @@
 
 Commands live by topic: `search` (search, symbol, read), `index` (index, forget,
 watch), `info` (files, stats, stores, status, languages, models), `daemon` (serve,
-stop, key, mcp, setup). Each imports only `semlith.library`, `semlith.types` and the
-CLI's own modules at the top; anything heavier is imported inside the command.
+stop, key, mcp), `setup` (connecting an MCP client). Each imports only
+`semlith.library`, `semlith.types` and the CLI's own modules at the top; anything
+heavier is imported inside the command.
 """
 
-from semlith.cli import daemon, index, info, search  # noqa: F401 - they register commands
+from semlith.cli import daemon, index, info, search, setup  # noqa: F401 - they register commands
 from semlith.cli.base import Env, main
 
 __all__ = ["Env", "main"]

@@ -65,7 +65,11 @@ def key() -> None:
 @key.command("show")
 @click.pass_context
 def key_show(ctx: click.Context) -> None:
-    """Print the agent key and client configuration snippets."""
+    """Print the agent key and two generic client snippets.
+
+    `semlith setup CLIENT` prints (or, with --write, merges) one client's own config:
+    its file, its variable syntax.
+    """
     from semlith.home import agent_key
 
     settings = env(ctx).get_settings()
@@ -79,7 +83,8 @@ def key_show(ctx: click.Context) -> None:
     click.echo(json.dumps({"mcpServers": {"semlith": {
         "type": "http", "url": f"http://127.0.0.1:{settings.port}/mcp",
         "headers": {"Authorization": "Bearer ${SEMLITH_AGENT_KEY}"}}}}, indent=2))
-    click.echo("\nEvery client: `semlith setup --list`", err=True)
+    click.echo("\nFor one client's own file and syntax: semlith setup CLIENT [--write] "
+               "(semlith setup --list names them)", err=True)
 
 
 @main.command("mcp")

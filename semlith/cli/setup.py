@@ -1,0 +1,140 @@
+"""setup: print, or merge into its config file, one MCP client's entry for semlith."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from semlith.cli.base import emit_json, env, errors, json_option, main
+
+if TYPE_CHECKING:
+    from semlith.clients import Client
+    from semlith.configfile import Written
+
+USAGE_ERROR = 2
+
+
+@main.command()
+@click.argument("client", required=False)
+@click.option("--write", is_flag=True,
+              help="Merge the entry into the config file (other entries are kept; the "
+              "original is backed up once as FILE.semlith-backup).")
+@click.option("--project", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              metavar="DIR", help="Use the project's config in DIR instead of the user's.")
+@click.option("--http", is_flag=True,
+              help="The HTTP form: the client connects to a running `semlith serve` and "
+              "reads the key from SEMLITH_AGENT_KEY (never written into the file).")
+@click.option("--list", "list_", is_flag=True,
+              help="List the clients and where each keeps its config.")
+@click.option("--docs", is_flag=True,
+              help="Print every client's snippets and caveats (docs/clients.md).")
+@json_option
+@click.pass_context
+def setup(ctx: click.Context, client: str | None, write: bool, project: Path | None,
+          http: bool, list_: bool, docs: bool, as_json: bool) -> None:
+    """Connect an MCP client: print its semlith entry and the file it belongs in.
+
+    \b
+    CLIENT: claude-code, codex, cursor, vscode, zed, gemini, claude-desktop
+
+    The default (stdio) form has the client launch `semlith mcp` and holds no secret.
+    Nothing is written without --write; a second --write changes nothing, and a config
+    file that does not parse is refused, never overwritten.
+    """
+    if list_ or docs:
+        if client or write or http or project:
+            _usage("--list and --docs take no CLIENT and no other option", as_json)
+        return _docs() if docs else _list(as_json)
+    if client is None:
+        _usage("name a CLIENT (`semlith setup --list` shows them)", as_json)
+    from semlith import clients
+
+    with errors(as_json):
+        port = env(ctx).get_settings().port
+        try:
+            chosen = clients.find(client)
+            form = clients.Form.HTTP if http else clients.Form.STDIO
+            launch = clients.locate()
+            config = clients.config_for(chosen, form, launch, port)
+            path = clients.config_path(chosen, clients.Places.here(), project)
+        except ValueError as exc:  # a client, or a form or scope it lacks: usage
+            _usage(str(exc), as_json)
+        written = _write(path, config, chosen) if write else None
+    notes = [n for n in ("" if http else launch.note, chosen.caveat if project is None else "",
+                         _http_note(chosen) if http else "") if n]
+    if as_json:
+        emit_json({"client": chosen.name, "path": str(path), "config": config,
+                   "written": written.outcome.value if written else None, "notes": notes})
+        return
+    if written is None:
+        _print(chosen, path, config, project)
+    else:
+        click.echo(_said(written, chosen))
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def _write(path: Path, config: dict[str, Any], client: Client) -> Written:
+    from semlith.configfile import merge_into
+
+    return merge_into(path, config, client.syntax)
+
+
+def _print(client: Client, path: Path, config: dict[str, Any], project: Path | None) -> None:
+    from semlith.configfile import render
+
+    click.echo(render(config, client.syntax), nl=False)
+    scope = "project" if project else "user"
+    click.echo(f"# {client.title} reads this from its {scope} config {path}; run again "
+               "with --write to merge it in", err=True)
+
+
+def _said(written: Written, client: Client) -> str:
+    from semlith.configfile import Outcome
+
+    if written.outcome is Outcome.UNCHANGED:
+        return f"{written.path} already has this semlith entry; nothing changed"
+    verb = {Outcome.CREATED: "created", Outcome.ADDED: "added semlith to",
+            Outcome.UPDATED: "updated semlith in"}[written.outcome]
+    kept = f" (backup: {written.backup})" if written.backup else ""
+    return f"{verb} {written.path}{kept}; restart {client.title} to load it"
+
+
+def _http_note(client: Client) -> str:
+    where = ("VS Code asks for the key once" if client.name == "vscode" else
+             "export SEMLITH_AGENT_KEY (from `semlith key show`) where the client starts")
+    return f"the HTTP form needs a running `semlith serve`; {where}"
+
+
+def _list(as_json: bool) -> None:
+    from semlith.clients import CLIENTS, locations
+
+    if as_json:
+        emit_json([{"client": c.name, "title": c.title, "format": c.syntax.value,
+                    "forms": ["stdio", "http"] if c.http else ["stdio"],
+                    "user": locations(c), "project": c.project_file} for c in CLIENTS])
+        return
+    for c in CLIENTS:
+        click.echo(f"{c.name:15} {c.title} ({'stdio, http' if c.http else 'stdio only'})")
+        for system, path in locations(c).items():
+            click.echo(f"  {system:9} {path}")
+        if c.project_file:
+            click.echo(f"  {'project':9} DIR/{c.project_file}")
+    click.echo("\nEach client's snippets, variable syntax and caveats: semlith setup --docs")
+
+
+def _docs() -> None:
+    from semlith.clients import reference
+
+    click.echo(reference(), nl=False)
+
+
+def _usage(message: str, as_json: bool) -> NoReturn:
+    if as_json:
+        click.echo(json.dumps({"error": message}))
+        sys.exit(USAGE_ERROR)
+    raise click.UsageError(message)
