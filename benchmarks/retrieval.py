@@ -30,7 +30,12 @@ former, no identifier splitting 0.662 / 0.672, all known text files (docs in) 0.
 0.671, windows overlapping by 20 lines 0.665 / 0.673.
 
 Method `semlith` indexes each corpus's benchmark root into `<workdir>/<corpus>` (reused
-and updated incrementally across runs) and searches it through `semlith.api`.
+and updated incrementally across runs) and searches it through `semlith.local`. With
+`--cache DIR` the stores and the embeddings are kept by corpus, model and chunking (see
+vector_cache.py). With `--package` the whole package is indexed — the registry's
+tests, docs, changelogs, examples and bundles beside the benchmark root — as a user who
+downloads it would; questions and targets are the same, so the score shows what those
+distractors cost. `--half tune|confirm` keeps one fixed half of the corpora (halves()).
 """
 
 from __future__ import annotations
@@ -166,7 +171,9 @@ def load_questions(eval_dir: Path, corpus: Corpus) -> tuple[list[Question], int]
     kept: list[Question] = []
     for q in raw:
         targets = tuple(parse_target(t) for t in [*q["relevant"], *q.get("secondary", [])])
-        if any((corpus.folder / t.path).is_file() for t in targets):
+        # Paths are relative to the corpus folder, or (xmonad, pandoc) to the root.
+        if any((corpus.folder / t.path).is_file() or (corpus.folder / corpus.root / t.path)
+               .is_file() for t in targets):
             kept.append(Question(corpus.name, q["query"], q["category"], targets))
     return kept, len(raw) - len(kept)
 
@@ -268,7 +275,7 @@ def bm25_searcher(corpus: Corpus, k: int) -> Searcher:
 # --- semlith ------------------------------------------------------------------------------
 
 def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
-                    model: str | None = None
+                    model: str | None = None, package: bool = False
                     ) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
     """Index each corpus into a store (incrementally), then search that store.
 
@@ -301,11 +308,11 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
 
     @contextmanager
     def prepare(corpus: Corpus) -> Iterator[Searcher]:
-        root = corpus.folder / corpus.root
-        store_dir = workdir / f"{corpus.name}{suffix}"
+        root = corpus.folder if package else corpus.folder / corpus.root
+        store_dir = workdir / f"{corpus.name}{'-package' if package else ''}{suffix}"
         report = library.index([str(root)], store=str(store_dir), model=name)
         print(f"  semlith  {corpus.name:14} {report.summary()}")
-        prefix = corpus.root.strip("/")
+        prefix = "" if package else corpus.root.strip("/")
         scope = Scope((str(store_dir),))
 
         def run(query: str) -> list[Locator]:
@@ -411,6 +418,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, help="reuse stores and embeddings kept here "
                    "(keyed by corpus, model and chunking; see vector_cache.py)")
     p.add_argument("--model", help="embedding model (default: semlith's default)")
+    p.add_argument("--package", action="store_true",
+                   help="index each corpus's whole package (tests, docs, changelogs and "
+                   "all), not just its benchmark root: the distractors real repositories "
+                   "have (semlith only; BM25 stays on the root)")
     p.add_argument("--corpus", action="append", default=[], help="limit to a corpus (repeat)")
     p.add_argument("--half", choices=["tune", "confirm"],
                    help="only the tune or the confirm half of the corpora (see halves())")
@@ -433,7 +444,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for method in methods:
         prepare: Callable[[Corpus], AbstractContextManager[Searcher]] = (
             semlith_factory(args.workdir.resolve(), args.k,
-                            args.cache.resolve() if args.cache else None, args.model)
+                            args.cache.resolve() if args.cache else None, args.model,
+                            args.package)
             if method == "semlith"
             else lambda c: nullcontext(bm25_searcher(c, args.k)))
         found = run_method(method, prepare, questions, corpora, args.k)
