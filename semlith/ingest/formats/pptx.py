@@ -1,0 +1,108 @@
+"""PowerPoint (.pptx): one `## Slide N: title` section per slide, in the deck's order.
+
+A slide's title is the text of its title placeholder; the rest of its shapes follow in
+document order (tables as `| a | b |` rows), then its speaker notes, which often hold
+the prose a deck leaves out.
+"""
+
+from __future__ import annotations
+
+from semlith.ingest.formats.ooxml import R_ID, elements, main_part, relations
+from semlith.ingest.formats.package import Package
+from semlith.ingest.formats.text import Text, cell_text, one_line
+from semlith.ingest.formats.xmlstream import Budget, parse_xml, tag
+
+P = tag("http://schemas.openxmlformats.org/presentationml/2006/main")
+A = tag("http://schemas.openxmlformats.org/drawingml/2006/main")
+_TITLES = frozenset({"title", "ctrTitle"})
+
+
+def read_pptx(data: bytes, out: Text, depth: int) -> None:
+    package = Package(data, "PowerPoint deck")
+    budget = Budget()
+    deck = main_part(package, budget)
+    rels = {r.id: r.target for r in relations(package, deck, budget)}
+    slides = [rels.get(a.get(R_ID, ""), "") for _, a in elements(package, deck, budget,
+                                                                   P("sldId"))]
+    for number, part in enumerate((s for s in slides if package.has(s)), start=1):
+        slide = _shapes(package, part, budget)
+        out.heading(2, f"Slide {number}: {slide.title}" if slide.title else f"Slide {number}")
+        for line in slide.lines:
+            out.line(line)
+        notes = [r.target for r in relations(package, part, budget)
+                 if r.type.endswith("/notesSlide") and package.has(r.target)]
+        if notes:
+            spoken = _shapes(package, notes[0], budget, only="body").lines
+            if spoken:
+                out.blank()
+                out.line("Notes:")
+                for line in spoken:
+                    out.line(line)
+
+
+def _shapes(package: Package, part: str, budget: Budget, only: str = "") -> _Shapes:
+    handler = _Shapes(only)
+    with package.open(part) as stream:
+        parse_xml(stream, handler, budget, name=part)
+    return handler
+
+
+class _Shapes:
+    """A slide's (or notes page's) title and text lines; `only` keeps one placeholder
+    type (the notes page's "body": its other shapes are the slide image and number)."""
+
+    def __init__(self, only: str) -> None:
+        self.only = only
+        self.title = ""
+        self.lines: list[str] = []
+        self.shape: list[str] = []  # paragraphs of the open shape
+        self.placeholder = ""  # the open shape's placeholder type
+        self.paragraph: list[str] = []
+        self.cells: list[str] | None = None  # paragraphs of an open table cell
+        self.row: list[str] = []
+        self.in_text = 0
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        if name == A("t"):
+            self.in_text += 1
+        elif name == A("p"):
+            self.paragraph = []
+        elif name == A("br"):
+            self.paragraph.append("\n")
+        elif name == P("sp"):
+            self.shape, self.placeholder = [], ""
+        elif name == P("ph"):
+            self.placeholder = attrs.get("type", "body")
+        elif name == A("tc"):
+            self.cells = []
+        elif name == A("tr"):
+            self.row = []
+
+    def end(self, name: str) -> None:
+        if name == A("t"):
+            self.in_text -= 1
+        elif name == A("p"):
+            text = "".join(self.paragraph)
+            if self.cells is not None:
+                self.cells.append(one_line(text))
+            elif text.strip():
+                self.shape.append(text)
+        elif name == A("tc") and self.cells is not None:
+            self.row.append(" ".join(c for c in self.cells if c))
+            self.cells = None
+        elif name == A("tr") and any(self.row) and not self.only:
+            self.lines.append("| " + " | ".join(cell_text(c) for c in self.row) + " |")
+        elif name == P("sp"):
+            self._shape_done()
+
+    def text(self, data: str) -> None:
+        if self.in_text:
+            self.paragraph.append(data)
+
+    def _shape_done(self) -> None:
+        if self.only and self.placeholder != self.only:
+            return
+        if self.placeholder in _TITLES and not self.title:
+            self.title = one_line(" ".join(self.shape))
+        elif self.shape:
+            self.lines.extend(self.shape)
