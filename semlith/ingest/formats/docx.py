@@ -26,16 +26,20 @@ def read_docx(data: bytes, out: Text, depth: int) -> None:
     budget = Budget()
     part = main_part(package, budget)
     styles = "word/styles.xml"
-    levels = heading_levels(package, styles, budget) if package.has(styles) else {}
+    levels, lists = paragraph_styles(package, styles, budget) if package.has(styles) \
+        else ({}, set())
     with package.open(part) as stream:
-        parse_xml(stream, _Body(out, levels), budget, name=part)
+        parse_xml(stream, _Body(out, levels, lists), budget, name=part)
 
 
-def heading_levels(package: Package, part: str, budget: Budget) -> dict[str, int]:
-    """Paragraph style id -> heading level (1-9) for every heading style."""
+def paragraph_styles(package: Package, part: str,
+                     budget: Budget) -> tuple[dict[str, int], set[str]]:
+    """Paragraph style id -> heading level (1-9) for every heading style; and the ids of
+    list styles ("List Bullet": numbered by the style, not the paragraph)."""
     found = elements(package, part, budget, W("style"), W("name"), W("basedOn"),
-                     W("outlineLvl"))
+                     W("outlineLvl"), W("numPr"))
     own: dict[str, int] = {}
+    lists: set[str] = set()
     parent: dict[str, str] = {}
     style = ""
     for name, attrs in found:
@@ -49,6 +53,8 @@ def heading_levels(package: Package, part: str, budget: Budget) -> dict[str, int
                 own.setdefault(style, int(match.group(1)) if match else 1)
         elif name == W("basedOn"):
             parent[style] = attrs.get(_VAL, "")
+        elif name == W("numPr"):
+            lists.add(style)
         elif name == W("outlineLvl") and attrs.get(_VAL, "").isdigit() and \
                 int(attrs[_VAL]) < 9:  # level 9 is "body text"
             own[style] = int(attrs[_VAL]) + 1
@@ -60,15 +66,16 @@ def heading_levels(package: Package, part: str, budget: Budget) -> dict[str, int
             current = parent.get(current, "")
         if current in own:
             levels[style] = own[current]
-    return levels
+    return levels, lists
 
 
 class _Body:
     """document.xml events -> Markdown-like lines."""
 
-    def __init__(self, out: Text, levels: dict[str, int]) -> None:
+    def __init__(self, out: Text, levels: dict[str, int], lists: set[str]) -> None:
         self.out = out
         self.levels = levels
+        self.lists = lists
         self.paragraphs: list[list[str]] = []  # a text box's paragraph sits inside another
         self.kind: list[tuple[int, int]] = []  # per open paragraph: heading level, list level
         self.cells: list[list[str]] = []  # paragraphs of each open table cell
@@ -87,7 +94,8 @@ class _Body:
             self.paragraphs.append([])
             self.kind.append((0, -1))
         elif name == W("pStyle") and self.kind:
-            self.kind[-1] = (self.levels.get(attrs.get(_VAL, ""), 0), self.kind[-1][1])
+            style = attrs.get(_VAL, "")
+            self.kind[-1] = (self.levels.get(style, 0), 0 if style in self.lists else -1)
         elif name == W("outlineLvl") and self.kind and attrs.get(_VAL, "").isdigit():
             level = int(attrs[_VAL])
             self.kind[-1] = (level + 1 if level < 9 else 0, self.kind[-1][1])

@@ -45,7 +45,8 @@ class SheetWriter:
     def row(self, number: int, cells: list[str]) -> None:
         """One non-empty row (`number` as the sheet shows it); trailing empties dropped."""
         if len(cells) > MAX_ROW_CELLS:
-            cells, self.wide = cells[:MAX_ROW_CELLS], True
+            self.wide = self.wide or any(c.strip() for c in cells[MAX_ROW_CELLS:])
+            cells = cells[:MAX_ROW_CELLS]
         while cells and not cells[-1].strip():
             cells.pop()
         if not cells:

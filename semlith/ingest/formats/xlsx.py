@@ -150,9 +150,7 @@ class _Cells:
             return
         match = _CELL_REF.fullmatch(self.cell.get("r", ""))
         column = _column(match.group(1)) if match else len(self.cells)
-        if column >= MAX_ROW_CELLS + 1:
-            self.cells.extend([""] * (MAX_ROW_CELLS + 1 - len(self.cells)))
-            return  # the writer cuts the row and says so
+        column = min(column, MAX_ROW_CELLS)  # past the cap: the writer cuts it, says so
         self.cells.extend([""] * (column - len(self.cells) + 1))
         self.cells[column] = value
 

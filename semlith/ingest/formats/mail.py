@@ -1,0 +1,155 @@
+"""Mail: .eml messages and .mbox mailboxes, one `## Message: subject` section each.
+
+A message shows From, To, Cc and Date, its body (the plain part, else the HTML part as
+text), then each attachment: one in a format semlith reads is extracted in turn, its
+headings moved under the message (`### Attachment: name`), up to MAX_NESTING deep; any
+other is listed by name and type. An attachment over MAX_ATTACHMENT_BYTES is listed as
+not read, and a message over MAX_MESSAGE_BYTES is parsed only that far, so a mail with
+a 50 MB attachment costs a bounded parse and still gives its text.
+"""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+
+from semlith.ingest.extract import Unreadable, extract_text
+from semlith.ingest.formats.html import html_blocks
+from semlith.ingest.formats.limits import (
+    MAX_ATTACHMENT_BYTES,
+    MAX_ATTACHMENTS,
+    MAX_MBOX_MESSAGES,
+    MAX_MESSAGE_BYTES,
+    MAX_NESTING,
+)
+from semlith.ingest.formats.text import Text, one_line
+from semlith.languages import language_of
+
+# A message starts at a "From " line at the start of the file or after a blank line
+# (as Python's mailbox reads mbox: a "From " line inside a body follows text).
+_MBOX_FROM = re.compile(rb"(?:\A|\n\r?\n)From ")
+_HEADERS = ("From", "To", "Cc", "Date")
+_PARSER = BytesParser(policy=policy.default)
+_HEADING = re.compile(r"^(#{1,6}) ")
+
+
+def read_eml(data: bytes, out: Text, depth: int) -> None:
+    if not data.strip():
+        raise Unreadable("mail message: empty file")
+    _message(_parse(data), out, depth, level=2)
+    if len(data) > MAX_MESSAGE_BYTES:
+        out.truncated(f"the message is {len(data):,} bytes; only the first "
+                      f"{MAX_MESSAGE_BYTES >> 20} MiB were read")
+
+
+def read_mbox(data: bytes, out: Text, depth: int) -> None:
+    starts = [m.end() - len(b"From ") for m in _MBOX_FROM.finditer(data)]
+    if not starts:
+        raise Unreadable("mailbox: no \"From \" line starts a message (not an mbox?)")
+    for n, start in enumerate(starts):
+        if n == MAX_MBOX_MESSAGES:
+            out.truncated(f"the mailbox has {len(starts):,} messages; the first "
+                          f"{MAX_MBOX_MESSAGES:,} were read")
+            return
+        end = starts[n + 1] if n + 1 < len(starts) else len(data)
+        body = data[start:end]
+        body = body[body.find(b"\n") + 1:]  # the "From sender date" line is the mbox's
+        _message(_parse(body), out, depth, level=2)
+
+
+def _parse(data: bytes) -> EmailMessage:
+    message = _PARSER.parsebytes(data[:MAX_MESSAGE_BYTES])
+    assert isinstance(message, EmailMessage)  # policy.default makes EmailMessage
+    return message
+
+
+def _message(message: EmailMessage, out: Text, depth: int, level: int) -> None:
+    subject = one_line(str(message.get("Subject", "") or "")) or "(no subject)"
+    out.heading(level, f"Message: {subject}")
+    for name in _HEADERS:
+        value = message.get(name)
+        if value:
+            out.line(f"{name}: {one_line(str(value))}")
+    body = message.get_body(preferencelist=("plain", "html"))
+    if body is not None:
+        out.blank()
+        text = _content(body)
+        if body.get_content_subtype() == "html":
+            html_blocks(text, out, demote=level)
+        else:
+            out.line(text.replace("\r\n", "\n").strip("\n"))
+    for n, part in enumerate(message.iter_attachments()):
+        if n == MAX_ATTACHMENTS:
+            out.line(f"(more than {MAX_ATTACHMENTS} attachments; the rest are not read)")
+            break
+        _attachment(part, out, depth, level + 1)
+
+
+def _content(part: Message) -> str:
+    """A text part's decoded text; a part in an unknown charset is read as UTF-8."""
+    try:
+        content = part.get_content()  # type: ignore[attr-defined]
+    except (LookupError, ValueError):
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) \
+            else ""
+    return content if isinstance(content, str) else ""
+
+
+def _attachment(part: Message, out: Text, depth: int, level: int) -> None:
+    name = one_line(part.get_filename() or "") or "(unnamed)"
+    kind = part.get_content_type()
+    if kind == "message/rfc822":
+        inner = part.get_payload()
+        if depth < MAX_NESTING and isinstance(inner, list) and \
+                isinstance(inner[0], EmailMessage):
+            _message(inner[0], out, depth + 1, level)
+        else:
+            out.line(f"(attached message, not read: past {MAX_NESTING} levels of nesting)")
+        return
+    out.heading(level, f"Attachment: {name}")
+    encoded = part.get_payload()
+    size = len(encoded) * 3 // 4 if isinstance(encoded, str) else 0  # base64 expands 4/3
+    if language_of(name) is None:
+        out.line(f"({kind}, not a format semlith reads)")
+    elif size > MAX_ATTACHMENT_BYTES:
+        out.line(f"({kind}, ~{size >> 20} MB, not read: over the "
+                 f"{MAX_ATTACHMENT_BYTES >> 20} MiB attachment cap)")
+    elif depth >= MAX_NESTING:
+        out.line(f"({kind}, not read: past {MAX_NESTING} levels of nesting)")
+    else:
+        _attached_text(name, part, out, depth, level)
+
+
+def _attached_text(name: str, part: Message, out: Text, depth: int, level: int) -> None:
+    from semlith.ingest.formats import BY_LANGUAGE, extract_document
+
+    data = part.get_payload(decode=True)
+    language = language_of(name)
+    try:
+        if not isinstance(data, bytes):
+            raise Unreadable("no content")
+        if language is None or language.name not in BY_LANGUAGE:
+            out.line(extract_text(name, data))  # text, code, PDF...: escaped as content
+            return
+        try:
+            text = extract_document(language.name, data, depth + 1)
+        except Unreadable:
+            raise
+        except Exception as exc:  # as in extract_text: a bad file may fail anywhere
+            raise Unreadable(f"{type(exc).__name__}: {exc}"[:200]) from exc
+    except Unreadable as exc:
+        out.line(f"(not read: {exc})")
+        return
+    # The attachment's own headings go under the attachment's, so its sections stay
+    # inside this message's.
+    out.raw("\n".join(_demote(line, level) for line in text.split("\n")))
+
+
+def _demote(line: str, by: int) -> str:
+    match = _HEADING.match(line)
+    if match is None:
+        return line
+    return "#" * min(len(match.group(1)) + by, 6) + line[match.end(1):]
