@@ -5,7 +5,7 @@ python-docx, openpyxl and python-pptx (whose templates come from Office), and
 LibreOffice converts them to OpenDocument, RTF and EPUB, so the fixtures carry the XML
 real writers produce. Mail is built with the standard library.
 
-usage: pip install python-docx openpyxl python-pptx; apt-get install
+usage: pip install python-docx openpyxl python-pptx msoffcrypto-tool; apt-get install
        libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui;
        python scripts/make_format_fixtures.py
 """
@@ -164,6 +164,19 @@ def book_epub(path: Path) -> None:
                           zipfile.ZIP_DEFLATED)
 
 
+def encrypted_docx(source: Path, path: Path) -> None:
+    """The Word document encrypted with a password, as Word does (an OLE2 compound file
+    holding EncryptionInfo and EncryptedPackage streams)."""
+    import io
+
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    sealed = io.BytesIO()
+    with source.open("rb") as plain:
+        OOXMLFile(plain).encrypt("fixture-password", sealed)
+    path.write_bytes(sealed.getvalue())
+
+
 def convert(source: Path, target_format: str, name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["soffice", "--headless", "--convert-to", target_format,
@@ -184,6 +197,7 @@ def main() -> None:
     convert(errors, "ods", "errors.ods")
     convert(roadmap, "odp", "roadmap.odp")
     book_epub(OUT / "book.epub")
+    encrypted_docx(design, OUT / "encrypted.docx")
     mail_files(design)
 
 

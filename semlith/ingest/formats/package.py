@@ -112,10 +112,14 @@ class Member:
         self._read += len(data)
         self._package.expanded += len(data)
         if self._read > MAX_MEMBER_BYTES:
-            raise XmlLimit(f"{self._name} expands past {MAX_MEMBER_BYTES >> 20} MiB")
+            raise XmlLimit(f"{self._name} expands past {_size(MAX_MEMBER_BYTES)}")
         if self._package.expanded > MAX_EXPANDED_BYTES:
-            raise XmlLimit(f"the document expands past {MAX_EXPANDED_BYTES >> 20} MiB")
+            raise XmlLimit(f"the document expands past {_size(MAX_EXPANDED_BYTES)}")
         return data
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
 def _declared_entries(data: bytes) -> int:
