@@ -101,3 +101,30 @@ def test_the_format_table_says_what_reads_each_format() -> None:
     assert set(rows) == {f.language for f in FORMATS}
     assert rows["docx"].installed and rows["docx"].extensions == (".docx", ".docm")
     assert rows["rtf"].format.package == "striprtf" and rows["rtf"].installed
+
+
+def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
+        tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    import semlith.indexer
+    from semlith.ingest.extract import Binary
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    shutil.copy(FIXTURES / "design.docx", root / "design.docx")
+
+    def as_before(rel: str, data: bytes) -> str:
+        raise Binary()  # what a semlith without document readers made of a .docx
+
+    app = App(settings, embedder_factory=lambda n: HashEmbedder(n))
+
+    def run() -> int:
+        store = api.open_for_index(app, [root], None, None)
+        try:
+            return api.run_index(app, store, []).indexed
+        finally:
+            store.close()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(semlith.indexer, "extract_text", as_before)
+        assert run() == 0
+    assert run() == 1

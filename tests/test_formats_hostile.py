@@ -312,3 +312,16 @@ def test_an_index_run_skips_each_hostile_file_with_its_reason(tmp_path: Path,
     assert "zip bomb" in skipped["bomb.docx"].detail
     assert "password-protected" in skipped["locked.docx"].detail
     assert "corrupt or truncated zip" in skipped["cut.xlsx"].detail
+
+
+def test_documents_have_a_larger_size_cap_than_other_files(tmp_path: Path) -> None:
+    from semlith.ingest.walk import Candidate, Skipped, walk_files
+
+    (tmp_path / "deck.pptx").write_bytes(b"x" * (9 << 20))
+    (tmp_path / "notes.txt").write_bytes(b"x" * (9 << 20))
+    (tmp_path / "letter.rtf").write_bytes(b"x" * (9 << 20))
+    (tmp_path / "huge.eml").write_bytes(b"x" * ((64 << 20) + 1))
+    walked = {item.rel: item for item in walk_files(tmp_path)}
+    assert isinstance(walked["deck.pptx"], Candidate)
+    assert all(isinstance(walked[name], Skipped) for name in ("notes.txt", "letter.rtf",
+                                                              "huge.eml"))

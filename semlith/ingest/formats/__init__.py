@@ -14,7 +14,8 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from semlith.languages import BY_NAME
+from semlith.ingest.formats.limits import MAX_DOCUMENT_BYTES
+from semlith.languages import BY_NAME, language_of
 
 Reader = Callable[..., None]  # (data, out: Text, depth) -> None, writing into `out`
 
@@ -27,6 +28,9 @@ class Format:
     package: str  # what does the reading, for `semlith formats`
     requires: str = ""  # an import name that must be installed ("" = nothing beyond ours)
     extra: str = ""  # the pip extra that installs it ("" = the default install)
+    # Files up to this size are read (the walk's cap for other files is 8 MiB). RTF keeps
+    # that cap: its pictures are inline hex that striprtf scans, not a zip member skipped.
+    max_bytes: int = MAX_DOCUMENT_BYTES
 
 
 _OURS = "semlith (zipfile + expat)"
@@ -38,7 +42,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ods", "OpenDocument spreadsheet", "odf:read_ods", _OURS),
     Format("odp", "OpenDocument presentation", "odf:read_odp", _OURS),
     Format("epub", "EPUB book", "epub:read_epub", "semlith (zipfile + expat + html.parser)"),
-    Format("rtf", "RTF document", "rtf:read_rtf", "striprtf", "striprtf"),
+    Format("rtf", "RTF document", "rtf:read_rtf", "striprtf", "striprtf", max_bytes=8 << 20),
     Format("email", "mail message", "mail:read_eml", "Python's email"),
     Format("mbox", "mailbox", "mail:read_mbox", "Python's email"),
 )
@@ -63,6 +67,18 @@ def format_status() -> list[FormatStatus]:
         rows.append(FormatStatus(fmt, BY_NAME[fmt.language].extensions, installed,
                                  "" if installed else _install_hint(fmt)))
     return rows
+
+
+def size_cap(rel: str) -> int | None:
+    """The largest size of a document file the walk lets through; None for other files."""
+    language = language_of(rel)
+    fmt = BY_LANGUAGE.get(language.name) if language else None
+    return fmt.max_bytes if fmt else None
+
+
+def is_document(rel: str) -> bool:
+    """Whether a file is of a format in FORMATS (by its name)."""
+    return size_cap(rel) is not None
 
 
 def extract_document(language: str, data: bytes, depth: int = 0) -> str:
