@@ -82,7 +82,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("ods", (".ods",), None, headings=True),
     Language("odp", (".odp",), None, headings=True),
     Language("epub", (".epub",), None, headings=True),
-    Language("rtf", (".rtf",), None, headings=True),
+    Language("rtf", (".rtf",), None),  # striprtf gives paragraphs, no headings
     Language("email", (".eml",), None, headings=True),
     Language("mbox", (".mbox", ".mbx"), None, headings=True),
 )

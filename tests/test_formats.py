@@ -128,3 +128,33 @@ def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         patch.setattr(semlith.indexer, "extract_text", as_before)
         assert run() == 0
     assert run() == 1
+
+
+def test_semlith_formats_lists_each_format_and_its_reader() -> None:
+    from click.testing import CliRunner
+
+    from semlith.cli import main
+
+    result = CliRunner().invoke(main, ["formats"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert len(lines) == len(FORMATS)
+    assert any(line.startswith("rtf ") and "striprtf" in line and line.endswith("installed")
+               for line in lines)
+
+
+def test_a_missing_reader_is_a_skip_that_names_the_install(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from semlith.ingest.extract import Unreadable
+
+    monkeypatch.setitem(sys.modules, "striprtf", None)  # import striprtf -> ImportError
+    monkeypatch.delitem(sys.modules, "semlith.ingest.formats.rtf", raising=False)
+    monkeypatch.setattr("importlib.util.find_spec",
+                        lambda name, *a: None if name == "striprtf" else object())
+    with pytest.raises(Unreadable, match=r"reader not installed \(striprtf\); "
+                                         r"pip install striprtf"):
+        extract_text("design.rtf", (FIXTURES / "design.rtf").read_bytes())
+    rtf = next(row for row in format_status() if row.format.language == "rtf")
+    assert not rtf.installed and rtf.note == "pip install striprtf"

@@ -306,6 +306,16 @@ def chunk_file(text: str, language: Language | None = None, *,
     return Chunked(chunks, _symbols(roots, chunks), "definitions")
 
 
+def strategy_of(language: Language) -> str:
+    """How files of `language` are cut when nothing fails: "definitions", "headings" or
+    "lines" (what `semlith languages` and docs/languages.md show)."""
+    from semlith.ingest.definitions import has_definitions
+
+    if has_definitions(language):
+        return "definitions"
+    return "headings" if language.headings else "lines"
+
+
 def chunk_text(text: str, language: Language | None = None, *,
                max_chars: int = MAX_CHARS) -> list[Chunk]:
     return chunk_file(text, language, max_chars=max_chars).chunks

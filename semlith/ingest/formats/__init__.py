@@ -97,7 +97,7 @@ def extract_document(language: str, data: bytes, depth: int = 0) -> str:
     try:
         reader: Reader = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     except ImportError as exc:
-        raise Unreadable(f"{fmt.title}: reader not installed ({exc.name}); "
+        raise Unreadable(f"{fmt.title}: reader not installed ({fmt.requires or exc.name}); "
                          f"{_install_hint(fmt)}") from None
     out = Text()
     try:
@@ -110,5 +110,5 @@ def extract_document(language: str, data: bytes, depth: int = 0) -> str:
 
 
 def _install_hint(fmt: Format) -> str:
-    target = f"'semlith[{fmt.extra}]'" if fmt.extra else "semlith again"
-    return f"pip install {target}"
+    return f"pip install {f'semlith[{fmt.extra}]'!r}" if fmt.extra else \
+        f"pip install {fmt.requires}"
