@@ -149,7 +149,8 @@ def test_a_missing_reader_is_a_skip_that_names_the_install(
 
     from semlith.ingest.extract import Unreadable
 
-    monkeypatch.setitem(sys.modules, "striprtf", None)  # import striprtf -> ImportError
+    for name in ("striprtf", "striprtf.striprtf"):  # None there: importing it fails
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "semlith.ingest.formats.rtf", raising=False)
     monkeypatch.setattr("importlib.util.find_spec",
                         lambda name, *a: None if name == "striprtf" else object())
