@@ -19,6 +19,17 @@ from semlith.ingest.formats.text import Text
 from semlith.ingest.formats.xmlstream import Budget, parse_xml, tag
 
 S = tag("http://schemas.openxmlformats.org/spreadsheetml/2006/main")
+# Tags, made once: a call per comparison cost 6% of a sheet's time (profiled).
+_S_C = S("c")
+_S_CELL_XFS = S("cellXfs")
+_S_NUM_FMT = S("numFmt")
+_S_R_PH = S("rPh")
+_S_ROW = S("row")
+_S_SHEET = S("sheet")
+_S_SI = S("si")
+_S_T = S("t")
+_S_V = S("v")
+_S_XF = S("xf")
 _CELL_REF = re.compile(r"([A-Z]{1,3})([0-9]+)")
 # Built-in number formats that show dates (ECMA-376 part 1, 18.8.30).
 _DATE_FORMATS = frozenset({14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47})
@@ -34,7 +45,7 @@ def read_xlsx(data: bytes, out: Text, depth: int) -> None:
     kinds = {r.type.rsplit("/", 1)[-1]: r.target for r in rels.values()}
     shared = _shared_strings(package, kinds.get("sharedStrings", ""), budget)
     dates = _date_styles(package, kinds.get("styles", ""), budget)
-    for _, attrs in elements(package, workbook, budget, S("sheet")):
+    for _, attrs in elements(package, workbook, budget, _S_SHEET):
         relation = rels.get(attrs.get(R_ID, ""))
         if relation is None or not package.has(relation.target):
             continue  # a chart sheet or a dangling entry: no cells
@@ -55,20 +66,20 @@ class _Strings:
         self.in_phonetic = 0
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == S("t"):
+        if name == _S_T:
             self.depth_t += 1
-        elif name == S("rPh"):  # a reading aid for East Asian text, not the text
+        elif name == _S_R_PH:  # a reading aid for East Asian text, not the text
             self.in_phonetic += 1
 
     def end(self, name: str) -> None:
-        if name == S("t"):
+        if name == _S_T:
             self.depth_t -= 1
-        elif name == S("rPh"):
+        elif name == _S_R_PH:
             self.in_phonetic -= 1
-        elif name == S("si") and len(self.strings) < MAX_SHARED_STRINGS:
+        elif name == _S_SI and len(self.strings) < MAX_SHARED_STRINGS:
             self.strings.append("".join(self.parts))
             self.parts = []
-        elif name == S("si"):
+        elif name == _S_SI:
             self.parts = []
 
     def text(self, data: str) -> None:
@@ -89,14 +100,14 @@ def _date_styles(package: Package, part: str, budget: Budget) -> set[int]:
     """Indexes of the cell styles (`s=`) whose number format shows a date."""
     if not part or not package.has(part):
         return set()
-    found = elements(package, part, budget, S("numFmt"), S("cellXfs"), S("xf"))
+    found = elements(package, part, budget, _S_NUM_FMT, _S_CELL_XFS, _S_XF)
     custom = {int(a.get("numFmtId", "-1")): a.get("formatCode", "") for n, a in found
-              if n == S("numFmt") and a.get("numFmtId", "").isdigit()}
+              if n == _S_NUM_FMT and a.get("numFmtId", "").isdigit()}
     dates, index, in_cells = set(), 0, False
     for name, attrs in found:
-        if name == S("cellXfs"):
+        if name == _S_CELL_XFS:
             in_cells = True  # the xf elements before this are cellStyleXfs
-        elif name == S("xf") and in_cells:
+        elif name == _S_XF and in_cells:
             fmt = int(attrs.get("numFmtId", "0")) if attrs.get("numFmtId", "").isdigit() else 0
             if fmt in _DATE_FORMATS or (fmt in custom and _is_date_code(custom[fmt])):
                 dates.add(index)
@@ -122,23 +133,23 @@ class _Cells:
         self.in_value = 0
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == S("c"):
+        if name == _S_C:
             self.cell = attrs
             self.value = []
-        elif name in (S("v"), S("t")):
+        elif name in (_S_V, _S_T):
             self.in_value += 1
-        elif name == S("row"):
+        elif name == _S_ROW:
             self.writer.see()
             number = attrs.get("r", "")
             self.row_number = int(number) if number.isdigit() else self.row_number + 1
             self.cells = []
 
     def end(self, name: str) -> None:
-        if name in (S("v"), S("t")):
+        if name in (_S_V, _S_T):
             self.in_value -= 1
-        elif name == S("c"):
+        elif name == _S_C:
             self._place(self._value())
-        elif name == S("row") and self.cells:
+        elif name == _S_ROW and self.cells:
             self.writer.row(self.row_number, self.cells)
 
     def text(self, data: str) -> None:
