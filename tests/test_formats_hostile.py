@@ -325,3 +325,21 @@ def test_documents_have_a_larger_size_cap_than_other_files(tmp_path: Path) -> No
     assert isinstance(walked["deck.pptx"], Candidate)
     assert all(isinstance(walked[name], Skipped) for name in ("notes.txt", "letter.rtf",
                                                               "huge.eml"))
+
+
+def test_a_broken_styles_part_costs_the_headings_not_the_document() -> None:
+    from zipfile import ZipFile
+
+    with ZipFile(FIXTURES / "design.docx") as document:
+        parts: dict[str, bytes | str] = {n: document.read(n) for n in document.namelist()}
+    parts["word/styles.xml"] = b"<w:styles><unclosed>"
+    text = extract_text("design.docx", _zip_of(parts))
+    assert "Exponential backoff doubles the wait" in text and "# Overview" not in text
+
+
+def test_cells_at_opposite_corners_of_a_sheet_allocate_nothing_between() -> None:
+    # python-calamine aborts the process on this 300-byte file (it asks for 549 GB).
+    corners = ('<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row>'
+               '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>z</t></is></c></row>')
+    text = extract_text("corners.xlsx", xlsx(corners))
+    assert text.endswith("| a |\n(rows of sheet 'Data' cut at 512 cells)")

@@ -8,8 +8,10 @@ in English ("heading 2") whatever the user's language, and a style's outline lev
 
 from __future__ import annotations
 
+import contextlib
 import re
 
+from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats.ooxml import elements, main_part
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.text import Text, cell_text, one_line
@@ -47,8 +49,12 @@ def read_docx(data: bytes, out: Text, depth: int) -> None:
     budget = Budget()
     part = main_part(package, budget)
     styles = "word/styles.xml"
-    levels, lists = paragraph_styles(package, styles, budget) if package.has(styles) \
-        else ({}, set())
+    levels: dict[str, int] = {}
+    lists: set[str] = set()
+    # Styles only name the headings: a broken styles part costs those, not the text.
+    if package.has(styles):
+        with contextlib.suppress(Unreadable):
+            levels, lists = paragraph_styles(package, styles, budget)
     with package.open(part) as stream:
         parse_xml(stream, _Body(out, levels, lists), budget, name=part)
 

@@ -7,6 +7,7 @@ the prose a deck leaves out.
 
 from __future__ import annotations
 
+from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats.ooxml import R_ID, elements, main_part, relations
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.text import Text, cell_text, one_line
@@ -41,7 +42,10 @@ def read_pptx(data: bytes, out: Text, depth: int) -> None:
         notes = [r.target for r in relations(package, part, budget)
                  if r.type.endswith("/notesSlide") and package.has(r.target)]
         if notes:
-            spoken = _shapes(package, notes[0], budget, only="body").lines
+            try:
+                spoken = _shapes(package, notes[0], budget, only="body").lines
+            except Unreadable as exc:  # the slides are still worth having
+                spoken = [f"(notes not read: {exc})"]
             if spoken:
                 out.blank()
                 out.line("Notes:")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats.limits import MAX_ROW_CELLS, MAX_SHARED_STRINGS
 from semlith.ingest.formats.ooxml import R_ID, elements, main_part, relations
 from semlith.ingest.formats.package import Package
@@ -44,7 +45,10 @@ def read_xlsx(data: bytes, out: Text, depth: int) -> None:
     rels = {r.id: r for r in relations(package, workbook, budget)}
     kinds = {r.type.rsplit("/", 1)[-1]: r.target for r in rels.values()}
     shared = _shared_strings(package, kinds.get("sharedStrings", ""), budget)
-    dates = _date_styles(package, kinds.get("styles", ""), budget)
+    try:
+        dates = _date_styles(package, kinds.get("styles", ""), budget)
+    except Unreadable:  # without styles, dates read as serial numbers; nothing is lost
+        dates = set()
     for _, attrs in elements(package, workbook, budget, _S_SHEET):
         relation = rels.get(attrs.get(R_ID, ""))
         if relation is None or not package.has(relation.target):
