@@ -36,8 +36,11 @@ RATIO_FLOOR_BYTES = 1 << 20
 # -- XML -------------------------------------------------------------------------------
 # Word nests ~15 deep (table in table in text box); 256 is far past any real part.
 MAX_XML_DEPTH = 256
-# Elements parsed per document: ~5 s of parsing on one core at ~1 M elements/s.
-MAX_XML_ELEMENTS = 5_000_000
+# Elements parsed per document. The worst real case is a sheet of styled empty cells:
+# 2 M of them took 14.5 s (p50 of 3, load ~9.7 on 2 cores; 3.2 M, the 64 MiB member
+# cap, took 24 s). Real documents reach the text cap first: a 20,000-paragraph Word
+# body is 77 k elements (counted), 38,000 rows of 5 cells (4 M characters) 490 k.
+MAX_XML_ELEMENTS = 2_000_000
 
 # -- spreadsheets ----------------------------------------------------------------------
 # Rows looked at per sheet, empty or not (an empty repeated ODF row counts once). A
