@@ -343,3 +343,17 @@ def test_cells_at_opposite_corners_of_a_sheet_allocate_nothing_between() -> None
                '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>z</t></is></c></row>')
     text = extract_text("corners.xlsx", xlsx(corners))
     assert text.endswith("| a |\n(rows of sheet 'Data' cut at 512 cells)")
+
+
+def test_an_epub_chapter_of_empty_tags_stops_at_the_element_cap(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from zipfile import ZipFile
+
+    from semlith.ingest.formats import xmlstream
+
+    monkeypatch.setattr(xmlstream, "MAX_XML_ELEMENTS", 5_000)
+    with ZipFile(FIXTURES / "book.epub") as book:
+        parts: dict[str, bytes | str] = {n: book.read(n) for n in book.namelist()}
+    parts["OEBPS/c1.xhtml"] = "<html><body><p>kept</p>" + "<b></b>" * 10_000 + "</body></html>"
+    text = extract_text("book.epub", _zip_of(parts))
+    assert "kept" in text and text.endswith("[truncated: more than 5,000 HTML elements]")

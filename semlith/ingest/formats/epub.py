@@ -52,7 +52,7 @@ def read_epub(data: bytes, out: Text, depth: int) -> None:
         out.heading(1, book.title)
     for chapter in chapters:
         if package.has(chapter):
-            html_blocks(package.read(chapter).decode("utf-8", errors="replace"), out)
+            html_blocks(package.read(chapter).decode("utf-8", errors="replace"), out, budget)
 
 
 class _Opf:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from semlith.ingest.formats.text import Text, cell_text, one_line
+from semlith.ingest.formats.xmlstream import Budget, XmlLimit
 
 _HIDDEN = frozenset({"script", "style", "head", "template", "svg", "math"})
 _BLOCKS = frozenset({"p", "div", "li", "br", "blockquote", "pre", "section", "article",
@@ -20,9 +21,10 @@ _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 
 
 class _Blocks(HTMLParser):
-    def __init__(self, out: Text, demote: int) -> None:
+    def __init__(self, out: Text, demote: int, budget: Budget) -> None:
         super().__init__(convert_charrefs=True)
         self.out = out
+        self.budget = budget
         self.demote = demote
         self.hidden: list[str] = []  # open hidden elements (a <head> holds <style>...)
         self.buffer: list[str] = []
@@ -32,6 +34,11 @@ class _Blocks(HTMLParser):
         self.cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # The same element cap as XML parts: 64 MB of empty tags would otherwise be
+        # parsed whole, with nothing written to reach the text cap.
+        self.budget.left -= 1
+        if self.budget.left < 0:
+            raise XmlLimit(f"more than {self.budget.cap:,} HTML elements")
         if tag in _HIDDEN:
             self.hidden.append(tag)
         elif self.hidden:
@@ -83,9 +90,13 @@ class _Blocks(HTMLParser):
         self.heading = 0
 
 
-def html_blocks(source: str, out: Text, *, demote: int = 0) -> None:
-    """Write the blocks of an HTML page into `out`; headings move down `demote` levels."""
-    parser = _Blocks(out, demote)
+def html_blocks(source: str, out: Text, budget: Budget, *, demote: int = 0) -> None:
+    """Write the blocks of an HTML page into `out`; headings move down `demote` levels.
+
+    Raises:
+        XmlLimit: the page (with what `budget` already counted) has too many elements.
+    """
+    parser = _Blocks(out, demote, budget)
     parser.feed(source)
     parser.close()
     parser._flush()

@@ -28,6 +28,7 @@ from semlith.ingest.formats.limits import (
     MAX_NESTING,
 )
 from semlith.ingest.formats.text import Text, one_line
+from semlith.ingest.formats.xmlstream import Budget
 from semlith.languages import language_of
 
 # A message starts at a "From " line at the start of the file or after a blank line
@@ -83,7 +84,7 @@ def _message(message: Message, out: Text, depth: int, level: int) -> None:
         out.blank()
         text = _content(body)
         if body.get_content_subtype() == "html":
-            html_blocks(text, out, demote=level)
+            html_blocks(text, out, Budget(), demote=level)
         else:
             out.line(text.replace("\r\n", "\n").strip("\n"))
     attachments = [part for part in leaves if part is not body and _is_attachment(part)]

@@ -39,8 +39,9 @@ class XmlLimit(Exception):
 class Budget:
     """Elements parsed across every part of one document."""
 
-    def __init__(self, elements: int = MAX_XML_ELEMENTS) -> None:
-        self.left = elements
+    def __init__(self, elements: int | None = None) -> None:
+        self.cap = elements or MAX_XML_ELEMENTS
+        self.left = self.cap
 
 
 def tag(namespace: str) -> Callable[[str], str]:
@@ -67,7 +68,7 @@ def parse_xml(source: Readable | bytes, handler: Handler, budget: Budget, *,
         if depth > MAX_XML_DEPTH:
             raise Unreadable(f"{name}: XML nested deeper than {MAX_XML_DEPTH} levels")
         if budget.left < 0:
-            raise XmlLimit(f"more than {MAX_XML_ELEMENTS:,} XML elements")
+            raise XmlLimit(f"more than {budget.cap:,} XML elements")
         handler.start(tag, attrs)
 
     def end(tag: str) -> None:
