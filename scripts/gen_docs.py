@@ -34,29 +34,45 @@ def cli_reference() -> str:
 
 
 def configuration() -> str:
+    from semlith.ingest.extract import MAX_TEXT_CHARS
+    from semlith.ingest.formats.limits import LIMITS_DOC
+
     rows = "\n".join(f"| `{name}` | {text} |" for name, text in SETTINGS_DOC.items())
+    limits = "\n".join(f"| `{name}` | {value} | {text} |"
+                       for name, (value, text) in LIMITS_DOC.items())
     return ("# Configuration\n\n"
             "Settings resolve as command-line flags > `SEMLITH_*` environment variables > "
             "defaults, once, when a command starts (nothing reads the environment at import "
             "time). Generated from `semlith/settings.py` by `python scripts/gen_docs.py`.\n\n"
-            "| variable | meaning |\n|---|---|\n" + rows + "\n")
+            "| variable | meaning |\n|---|---|\n" + rows + "\n\n"
+            "## Document limits\n\n"
+            "Caps on reading Office, OpenDocument, EPUB, RTF and mail files "
+            "(docs/formats.md), so that a hostile file costs bounded time and memory. They "
+            "are constants in `semlith/ingest/formats/limits.py`, not settings: each stops "
+            "hostile input and lets every real document through. Hostile structure (a zip "
+            "bomb, a DOCTYPE, nesting too deep, encryption) skips the file with the reason "
+            "(`semlith files --skipped` lists it); volume (rows, messages, bytes, "
+            "characters) keeps the text read so far and ends it with a `[truncated: ...]` "
+            "line. Every "
+            f"extractor's text is also cut at {MAX_TEXT_CHARS:,} characters.\n\n"
+            "| cap | value | meaning |\n|---|---|---|\n" + limits + "\n")
 
 
 def languages() -> str:
     import re
     from importlib import resources
 
-    from semlith.ingest.definitions import has_definitions
+    from semlith.ingest.chunk import strategy_of
     from semlith.languages import LANGUAGES
 
     rows = []
     for lang in LANGUAGES:
         kinds = ""
-        if has_definitions(lang):
+        how = strategy_of(lang)
+        if how == "definitions":
             query = (resources.files("semlith.grammars") / f"{lang.grammar}.scm").read_text()
             kinds = ", ".join(sorted(set(re.findall(r"@definition\.(\w+)", query))))
-        how = ("definitions" if kinds else "headings" if lang.name == "markdown"
-               else "line windows")
+        how = "line windows" if how == "lines" else how
         names = " ".join(f"`{n}`" for n in lang.extensions + lang.filenames)
         rows.append(f"| {lang.name} | {names} | {how} | {kinds} |")
     return ("# Languages\n\n"
@@ -66,7 +82,9 @@ def languages() -> str:
             "- **definitions**: cut at the definitions the language's tree-sitter query "
             "names (a function found inside a class-like definition other than a module is "
             "a method); their names fill the symbol table (`semlith symbol`).\n"
-            "- **headings**: Markdown sections, nested by heading level.\n"
+            "- **headings**: Markdown sections, nested by heading level; documents (Word, "
+            "sheets, slides, books, mail) are read into Markdown-like text first "
+            "(docs/formats.md).\n"
             "- **line windows**: 800-character windows with two lines of overlap. A parse "
             "that fails or takes over 3 s falls back to these too (`semlith stats` counts "
             "them).\n\n"

@@ -23,6 +23,7 @@ from semlith.embed.text import Embedder
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.extract import Binary, Unreadable, extract_text
+from semlith.ingest.formats import is_document
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
 from semlith.languages import language_of
 from semlith.store import ChunkRow, Store
@@ -154,8 +155,11 @@ class Indexer:
                 report.unchanged += 1
                 continue
             old_skip = before.get(item.rel)
-            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat:
-                skipped.append(old_skip)  # binary or unreadable last time, and untouched
+            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat and \
+                    not (old_skip.reason == "binary" and is_document(item.rel)):
+                # Binary or unreadable last time, and untouched. A document skipped as
+                # binary was skipped by a semlith without its reader: read it now.
+                skipped.append(old_skip)
                 continue
             try:
                 digest = content_hash(item.path.read_bytes())

@@ -17,6 +17,9 @@ class Language:
     extensions: tuple[str, ...]
     grammar: str | None = None  # tree-sitter-language-pack name
     filenames: tuple[str, ...] = ()
+    # Cut at Markdown headings: Markdown, and the documents whose readers render their
+    # structure as Markdown headings (semlith/ingest/formats/).
+    headings: bool = False
 
 
 LANGUAGES: tuple[Language, ...] = (
@@ -44,7 +47,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("elixir", (".ex", ".exs"), "elixir"),
     Language("haskell", (".hs",), "haskell"),
     Language("zig", (".zig",), "zig"),
-    Language("markdown", (".md", ".markdown", ".mdx"), None),
+    Language("markdown", (".md", ".markdown", ".mdx"), None, headings=True),
     Language("rst", (".rst",), None),
     Language("text", (".txt", ".text"), None, ("README", "LICENSE", "CHANGELOG", "NOTICE")),
     Language("html", (".html", ".htm", ".xhtml"), None),
@@ -70,6 +73,18 @@ LANGUAGES: tuple[Language, ...] = (
     Language("ini", (".ini", ".cfg", ".conf", ".properties", ".env"), None),
     Language("csv", (".csv", ".tsv"), None),
     Language("tex", (".tex", ".bib"), None),
+    # Documents (read by semlith/ingest/formats/; macro-enabled Office files are the same
+    # XML with a macro part beside it, which is not read).
+    Language("docx", (".docx", ".docm"), None, headings=True),
+    Language("xlsx", (".xlsx", ".xlsm"), None, headings=True),
+    Language("pptx", (".pptx", ".pptm"), None, headings=True),
+    Language("odt", (".odt",), None, headings=True),
+    Language("ods", (".ods",), None, headings=True),
+    Language("odp", (".odp",), None, headings=True),
+    Language("epub", (".epub",), None, headings=True),
+    Language("rtf", (".rtf",), None),  # striprtf gives paragraphs, no headings
+    Language("email", (".eml",), None, headings=True),
+    Language("mbox", (".mbox", ".mbx"), None, headings=True),
 )
 
 _BY_EXT = {ext.lower(): lang for lang in LANGUAGES for ext in lang.extensions}
@@ -79,7 +94,9 @@ BY_NAME = {lang.name: lang for lang in LANGUAGES}
 ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "c++": "cpp",
            "cs": "csharp", "c#": "csharp", "rb": "ruby", "sh": "bash", "shell": "bash",
            "md": "markdown", "kt": "kotlin", "rs": "rust", "golang": "go", "hs": "haskell",
-           "ex": "elixir", "ipynb": "notebook", "htm": "html", "yml": "yaml"}
+           "ex": "elixir", "ipynb": "notebook", "htm": "html", "yml": "yaml",
+           "word": "docx", "excel": "xlsx", "powerpoint": "pptx", "eml": "email",
+           "mail": "email"}
 
 
 def language_of(path: str | PurePath) -> Language | None:

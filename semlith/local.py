@@ -427,8 +427,7 @@ class _Create:
 def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
     from semlith.ingest.document import document_text
-    from semlith.ingest.extract import Unreadable
-    from semlith.languages import language_of
+    from semlith.ingest.extract import Unreadable, is_extracted
 
     rel = _posix(target.path)
     record = store.catalog.file(rel)
@@ -450,13 +449,9 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     if start > len(lines):
         raise BadTarget(f"{target.path!r} has {len(lines)} lines; line {start} does not exist")
     end = min(target.end or len(lines), len(lines), start + max_lines - 1)
-    lang = language_of(rel)
-    extracted = lang is not None and lang.name in _EXTRACTED
     return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
-                   changed=record.hash not in ("", content_hash(data)), extracted=extracted)
-
-
-_EXTRACTED = frozenset({"pdf", "notebook"})
+                   changed=record.hash not in ("", content_hash(data)),
+                   extracted=is_extracted(rel))
 
 
 def _with_symbol(passage: Passage, symbol: str) -> Passage:

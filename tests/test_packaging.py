@@ -25,3 +25,4 @@ def test_wheel_ships_grammars_and_tokenizer(tmp_path: Path) -> None:
     for tokenizer_file in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                            "config.json", "NOTICE"):
         assert f"semlith/embed/minilm/{tokenizer_file}" in names
+    assert "semlith/ingest/formats/docx.py" in names  # a subpackage is listed by hand

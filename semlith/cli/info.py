@@ -117,12 +117,20 @@ def models(ctx: click.Context, download: str | None) -> None:
 @main.command()
 def languages() -> None:
     """List languages, their extensions, and how their files are chunked."""
-    from semlith.ingest.definitions import has_definitions
+    from semlith.ingest.chunk import strategy_of
     from semlith.languages import LANGUAGES
 
     for lang in LANGUAGES:
         names = " ".join(lang.extensions + lang.filenames)
-        how = ("definitions" if has_definitions(lang)
-               else "headings" if lang.name == "markdown" else "lines")
-        click.echo(f"{lang.name:12} {how:12} {names}")
+        click.echo(f"{lang.name:12} {strategy_of(lang):12} {names}")
 
+
+@main.command()
+def formats() -> None:
+    """List document formats, what reads each, and whether its reader is installed."""
+    from semlith.ingest.formats import format_status
+
+    for row in format_status():
+        state = "installed" if row.installed else f"missing: {row.note}"
+        click.echo(f"{row.format.language:6} {' '.join(row.extensions):12} "
+                   f"{row.format.package:40} {state}")

@@ -4,9 +4,11 @@ Code is cut at its definitions (tree-sitter, see `definitions.py`): a chunk star
 definition (with the comments and decorators above it), small neighbours are packed
 together up to the budget, and a long definition is split at its inner definitions, else
 at the statements of its body — never inside a line. Markdown is cut at its headings the
-same way. Everything else, and any file whose parse fails, gets line windows with two
-lines of overlap. Each chunk carries the path of what encloses it (`class Router >
-method add_route`, or `Deployment > Backups`), which is prepended only when embedding.
+same way, and so are documents (Word, sheets, slides, mail...), whose readers render
+their structure as Markdown headings. Everything else, and any file whose parse fails,
+gets line windows with two lines of overlap. Each chunk carries the path of what
+encloses it (`class Router > method add_route`, or `Deployment > Backups`), which is
+prepended only when embedding.
 """
 
 from __future__ import annotations
@@ -286,7 +288,7 @@ def chunk_file(text: str, language: Language | None = None, *,
                max_chars: int = MAX_CHARS) -> Chunked:
     """Chunks and symbols of a file's text; the strategy depends on its language."""
     lines = text.split("\n")
-    if language is not None and language.name == "markdown":
+    if language is not None and language.headings:
         sections = _headings(lines)
         if sections:
             return Chunked(_plan(lines, nest(sections), max_chars), [], "headings")
@@ -302,6 +304,16 @@ def chunk_file(text: str, language: Language | None = None, *,
     except RecursionError:  # definitions nested thousands deep (generated code)
         return Chunked(line_windows(text, max_chars=max_chars), [], "lines (nested too deep)")
     return Chunked(chunks, _symbols(roots, chunks), "definitions")
+
+
+def strategy_of(language: Language) -> str:
+    """How files of `language` are cut when nothing fails: "definitions", "headings" or
+    "lines" (what `semlith languages` and docs/languages.md show)."""
+    from semlith.ingest.definitions import has_definitions
+
+    if has_definitions(language):
+        return "definitions"
+    return "headings" if language.headings else "lines"
 
 
 def chunk_text(text: str, language: Language | None = None, *,

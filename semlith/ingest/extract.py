@@ -1,10 +1,11 @@
 """A file's bytes -> its text, choosing the extractor by extension before looking at bytes.
 
 PDFs give the text of their pages, notebooks their cells (with text outputs), HTML its
-text with every newline kept (so line N of the text is line N of the file); anything
-else is text unless it looks binary. Every extractor is bounded, and any failure inside
-one becomes `Unreadable` with a short reason: a bad file costs one skipped file, never
-the index run.
+text with every newline kept (so line N of the text is line N of the file); Office,
+OpenDocument, EPUB, RTF and mail documents give Markdown-like text from their readers
+in `formats/` (docs/formats.md); anything else is text unless it looks binary. Every
+extractor is bounded, and any failure inside one becomes `Unreadable` with a short
+reason: a bad file costs one skipped file, never the index run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from html import unescape
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
+from semlith.ingest.formats import FORMATS  # the table only; readers load when used
 from semlith.languages import language_of
 
 if TYPE_CHECKING:
@@ -246,8 +248,28 @@ def _html(data: bytes) -> str:
     return text + "\n" * (source.count("\n") - text.count("\n"))
 
 
+# -- documents ---------------------------------------------------------------------------
+
+
+def _document(language: str) -> Callable[[bytes], str]:
+    def read(data: bytes) -> str:
+        from semlith.ingest.formats import extract_document  # its readers import this module
+
+        return extract_document(language, data)
+
+    return read
+
+
 _EXTRACTORS: dict[str, tuple[Callable[[bytes], str], str]] = {
     "pdf": (_pdf, "corrupt PDF"),
     "notebook": (_notebook, "invalid notebook"),
     "html": (_html, "unreadable HTML"),
+    **{f.language: (_document(f.language), f"unreadable {f.title}") for f in FORMATS},
 }
+
+
+def is_extracted(rel: str) -> bool:
+    """Whether a file's indexed lines are text extracted from it (PDF, notebook, Office
+    documents, mail), not the file's own lines. HTML keeps its lines, so it is not."""
+    language = language_of(rel)
+    return language is not None and language.name in _EXTRACTORS and language.name != "html"

@@ -17,7 +17,8 @@ Each entry of a folder is judged in this order; the first rule that applies wins
 7. Symlinks are followed when they resolve inside the root; one leading outside is never
    read, a broken one is unreadable, and a folder already on the current path is a loop.
 8. Folders that cannot be listed, files that cannot be stat'ed, non-regular files and
-   files over ``max_bytes``.
+   files over ``max_bytes`` (documents: over their format's cap, 64 MiB for Office and
+   mail files whose bulk is images never decompressed; see formats/limits.py).
 
 A skipped folder is one record (its ``rel`` ends with "/") and is not descended into.
 The walk never reads file contents; binary detection belongs to `extract`.
@@ -34,6 +35,7 @@ from enum import StrEnum
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
+from semlith.ingest.formats import size_cap
 from semlith.ingest.ignore import Rules, load_ignore
 
 DEFAULT_MAX_BYTES = 8 << 20
@@ -146,7 +148,8 @@ def walk_files(
         start: a folder below `root` ("src/lib") to walk instead of the whole root; the
             ignore files and rules of the folders above it still apply.
         exclude: folders to leave out with reason STORE (the store folder).
-        max_bytes: files larger than this are skipped as TOO_LARGE.
+        max_bytes: files larger than this are skipped as TOO_LARGE (a document format's
+            larger cap wins: `formats.size_cap`).
 
     Yields candidates and skips depth-first, sorted by name within each folder.
 
@@ -301,7 +304,7 @@ class _Walker:
         """A regular file within the size limit; raises _Skip otherwise."""
         if not stat.S_ISREG(info.st_mode):
             raise _Skip(SkipReason.SPECIAL, _kind(info.st_mode))
-        if info.st_size > self.max_bytes:
+        if info.st_size > max(self.max_bytes, size_cap(rel) or 0):
             raise _Skip(SkipReason.TOO_LARGE, f"{info.st_size} bytes")
         return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns)
 
