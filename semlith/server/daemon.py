@@ -14,7 +14,6 @@ import errno
 import logging
 import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -149,7 +148,7 @@ def serve(app: App, stores: Sequence[str] = (), port: int | None = None, *,
     server = _Server(config)
 
     def started() -> None:
-        threading.Thread(target=fleet.load_models, name="semlith-model", daemon=True).start()
+        fleet.start_loading_models()
         if watch:
             fleet.start_watching(debounce)
 

@@ -58,6 +58,7 @@ class Fleet:
         self.model_error: str | None = None
         self.started = time.time()
         self.searches = 0  # answered, for `status` (and tests that check who answered)
+        self._loader: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -76,6 +77,11 @@ class Fleet:
             while name in self.held:
                 name, n = f"{store.name}#{n}", n + 1
             self.held[name] = Held(name, store)
+
+    def start_loading_models(self) -> None:
+        """`load_models` on a background thread, which `close` waits for."""
+        self._loader = threading.Thread(target=self.load_models, name="semlith-model")
+        self._loader.start()
 
     def load_models(self) -> None:
         """Load each store's model (documents and queries); run on a background thread."""
@@ -108,6 +114,12 @@ class Fleet:
                   f"{report.summary()}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
+        # A model still loading when the process exits dies inside onnxruntime while the
+        # interpreter tears down (SIGABRT, "terminate called without an active exception":
+        # 16 of 40 daemons stopped at once, before this wait). Loading cannot be cancelled;
+        # it ends in a few seconds.
+        if self._loader is not None:
+            self._loader.join()
         for held in self.held.values():
             if held.watcher is not None:
                 held.watcher.stop()
