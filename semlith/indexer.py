@@ -7,6 +7,11 @@ phase extracts and chunks each changed file, writes its rows to SQLite at once (
 keyword-searchable within a second), embeds chunks in length-sorted batches and
 checkpoints: vectors are durable before a file's hash is committed. A killed run leaves
 its unfinished files pending; the next run redoes only those.
+
+Text reaches the store only through `document.read_document`: secret files are skipped
+with the reason "secret", credential-shaped strings are redacted. When those rules change
+(`secrets.RULES_REVISION`), the next full run reads every unchanged file once more and
+redoes (or removes) only those the rules now change.
 """
 
 from __future__ import annotations
@@ -22,14 +27,25 @@ import xxhash
 from semlith.embed.text import Embedder
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
-from semlith.ingest.extract import Binary, Unreadable, extract_text
-from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
+from semlith.ingest.document import Withheld, read_document
+from semlith.ingest.extract import Binary, Unreadable
+from semlith.ingest.names import escape_name
+from semlith.ingest.secrets import rules_fingerprint
+from semlith.ingest.walk import (
+    Candidate,
+    Skipped,
+    SkipReason,
+    is_ignored,
+    is_opted_in,
+    walk_files,
+)
 from semlith.languages import language_of
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
 
 EMBED_BATCH = 256  # chunks per embedding call and per checkpoint
 CHECKPOINT_SECONDS = 30.0
+RULES_KEY = "secret_rules"  # meta: the secret rules the whole store was last checked with
 
 
 @dataclass(slots=True)
@@ -85,6 +101,7 @@ class _Todo:
     cand: Candidate
     digest: str
     record: FileRecord | None
+    redacted: int = 0
 
 
 @dataclass(slots=True)
@@ -133,6 +150,8 @@ class Indexer:
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
+        rules = rules_fingerprint()
+        self._recheck = catalog.meta(RULES_KEY) != rules
         todo = self._scan(scopes, report)
         report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
         if interrupted:
@@ -142,6 +161,8 @@ class Indexer:
         if report.complete:
             with catalog.transaction():
                 catalog.set_meta("run_state", "complete")
+                if scopes == [""]:
+                    catalog.set_meta(RULES_KEY, rules)
         report.seconds = time.monotonic() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
                                   0.0, 0.0))
@@ -164,10 +185,11 @@ class Indexer:
             if scope and not target.is_dir():
                 reason = is_ignored(self.root, scope, exclude=exclude)
                 if reason is not None:
-                    yield Skipped(scope, reason)
+                    yield Skipped(escape_name(scope), reason)
                 elif target.is_file():
                     st = target.stat()
-                    yield Candidate(target, scope, st.st_size, st.st_mtime_ns)
+                    yield Candidate(target, scope, st.st_size, st.st_mtime_ns,
+                                    is_opted_in(self.root, scope, exclude=exclude))
                 continue
             yield from walk_files(self.root, start=scope, exclude=exclude)
 
@@ -193,20 +215,24 @@ class Indexer:
             record = known.get(item.rel)
             stat = (item.size, item.mtime_ns)
             # A file whose language is cut differently now (a new or better grammar query,
-            # a new planner) is cut again, unchanged or not.
-            force = record is not None and \
+            # a new planner) is cut again, unchanged or not; so is one the secret rules
+            # change, once after they change.
+            force = record is not None and (
                 record.chunking != chunking_fingerprint(language_of(item.rel))
+                or (self._recheck and bool(record.hash) and self._withholds(item)))
             if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
                 report.unchanged += 1
                 continue
             old_skip = before.get(item.rel)
-            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat:
-                skipped.append(old_skip)  # binary or unreadable last time, and untouched
+            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat and \
+                    not (old_skip.reason == SkipReason.SECRET and item.opted_in):
+                skipped.append(old_skip)  # binary, unreadable or secret last time, untouched
                 continue
             try:
                 digest = content_hash(item.path.read_bytes())
             except OSError as exc:
-                skipped.append(SkipRecord(item.rel, "unreadable", exc.strerror or str(exc)))
+                skipped.append(SkipRecord(item.rel, "unreadable",
+                                          escape_name(exc.strerror or str(exc))))
                 seen.discard(item.rel)
                 continue
             if record and record.hash == digest and not force:
@@ -224,6 +250,15 @@ class Indexer:
         self._vanished = {path: rec for path, rec in known.items() if path not in seen}
         return todo
 
+    def _withholds(self, item: Candidate) -> bool:
+        """Whether the secret rules change an indexed file (checked once after they
+        change): withhold it, or redact a string in it. Unreadable now: the run finds out."""
+        try:
+            return read_document(item.rel, item.path.read_bytes(),
+                                 opted_in=item.opted_in).redacted > 0
+        except (Unreadable, OSError):
+            return True
+
     # -- renames and copies --------------------------------------------------------------
 
     def _reuse(self, todo: list[_Todo], scopes: list[str], report: IndexReport) -> list[_Todo]:
@@ -232,7 +267,8 @@ class Indexer:
         gone_by_hash = {rec.hash: rec for rec in self._vanished.values() if rec.hash}
         left: list[_Todo] = []
         for item in todo:
-            gone = gone_by_hash.pop(item.digest, None)
+            # Chunks indexed before the secret rules changed are not reused: read it anew.
+            gone = None if self._recheck else gone_by_hash.pop(item.digest, None)
             if gone is not None and item.record is None:
                 with catalog.transaction() as db:
                     catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
@@ -252,9 +288,10 @@ class Indexer:
     def _copy(self, item: _Todo) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
-        row = catalog.db.execute("SELECT id FROM files WHERE hash=? AND path != ? LIMIT 1",
-                                 (item.digest, item.cand.rel)).fetchone()
-        if row is None:
+        row = catalog.db.execute(
+            "SELECT id, redacted FROM files WHERE hash=? AND path != ? LIMIT 1",
+            (item.digest, item.cand.rel)).fetchone()
+        if row is None or self._recheck:
             return False
         source = catalog.chunk_rows(int(row[0]))
         found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
@@ -266,7 +303,8 @@ class Indexer:
         with catalog.transaction() as db:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
-                                       chunking=chunking, **_kind(item.cand.rel))
+                                       chunking=chunking, redacted=int(row[1]),
+                                       **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, int(row[0]), file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
@@ -284,7 +322,10 @@ class Indexer:
             # The file may have changed since the scan hashed it: record the hash of
             # the bytes actually indexed, so the next run sees any later change.
             item.digest = content_hash(data)
-            text = extract_text(rel, data)
+            document = read_document(rel, data, opted_in=item.cand.opted_in)
+        except Withheld as exc:
+            self._skip(item, "secret", str(exc))
+            return None
         except Binary:
             self._skip(item, "binary", "")
             return None
@@ -294,7 +335,8 @@ class Indexer:
         except OSError as exc:
             self._skip(item, "unreadable", exc.strerror or str(exc))
             return None
-        chunked = chunk_file(text, language_of(rel))
+        item.redacted = document.redacted
+        chunked = chunk_file(document.text, language_of(rel))
         if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
             self._truncated.append(rel)
         return chunked
@@ -344,7 +386,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
                                        chunking=chunking_fingerprint(language_of(item.cand.rel)),
-                                       **_kind(item.cand.rel))
+                                       redacted=item.redacted, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, rows)
             catalog.add_symbols(db, file_id, [
                 (s.name, s.qualname, s.kind, s.start_line, s.end_line,

@@ -93,6 +93,11 @@ def format_stats(info: dict[str, Any]) -> str:
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
+    withheld = info.get("withheld")
+    if withheld:
+        lines.append(f"withheld   {withheld['secret_files']} secret files (`files --skipped`), "
+                     f"{withheld['redacted_strings']} credential-shaped strings redacted in "
+                     f"{withheld['redacted_files']} files")
     if info.get("watch"):
         from semlith.watch import describe_watch
 

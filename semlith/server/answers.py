@@ -14,6 +14,9 @@ from pathlib import Path, PurePosixPath
 
 from semlith.errors import SemlithError
 from semlith.indexer import content_hash
+from semlith.ingest.document import Withheld, document_text
+from semlith.ingest.extract import Unreadable
+from semlith.ingest.walk import is_opted_in
 from semlith.search import Hit
 from semlith.server.fleet import Held
 
@@ -132,9 +135,19 @@ def read_lines(held: Held, span: Span) -> str:
     except OSError as exc:
         raise BadTarget(f"{span.path!r} cannot be read now ({exc.strerror}); "
                         "it may have been deleted") from None
-    record = held.store.catalog.file(PurePosixPath(span.path).as_posix())
+    rel = PurePosixPath(span.path).as_posix()
+    record = held.store.catalog.file(rel)
     changed = record is not None and record.hash != content_hash(data)
-    lines = data.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    store = held.store
+    try:  # what was indexed, as it was indexed: secrets withheld or redacted
+        text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
+                                                             exclude=[store.folder]))
+    except Withheld as exc:
+        raise BadTarget(f"{span.path!r} is withheld as a secret ({exc}); semlith does not "
+                        "serve it") from None
+    except Unreadable as exc:
+        raise BadTarget(f"{span.path!r} cannot be read as text now ({exc})") from None
+    lines = text.split("\n")
     start = span.start or 1
     end = min(span.end or len(lines), len(lines), start + READ_MAX_LINES - 1)
     if start > len(lines):

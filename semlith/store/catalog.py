@@ -41,6 +41,7 @@ class FileRecord:
     ext: str
     lang: str
     chunking: str = ""  # fingerprint of how it was cut (see definitions.chunking_fingerprint)
+    redacted: int = 0  # credential-shaped strings replaced by a marker (ingest/secrets.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +201,20 @@ class Catalog:
             "symbols": db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
         }
 
+    def withheld(self) -> dict[str, int]:
+        """What the secret rules kept out: files withheld whole, strings redacted (and in
+        how many files)."""
+        db = self.db
+        strings, files = db.execute(
+            "SELECT COALESCE(SUM(redacted), 0), COUNT(*) FROM files WHERE redacted > 0"
+        ).fetchone()
+        return {
+            "secret_files": db.execute(
+                "SELECT COUNT(*) FROM skipped WHERE reason='secret'").fetchone()[0],
+            "redacted_strings": int(strings),
+            "redacted_files": int(files),
+        }
+
     def document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each FTS term (lowercase tokens; absent terms are 0)."""
         if not terms:
@@ -217,15 +232,17 @@ class Catalog:
         return int(self.meta("chunks", "0") or 0)
 
     def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
-                 ext: str = "", lang: str = "", chunker: str = "", chunking: str = "") -> int:
+                 ext: str = "", lang: str = "", chunker: str = "", chunking: str = "",
+                 redacted: int = 0) -> int:
         """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
         db.execute(
-            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking)"
-            " VALUES (?, '', ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking,"
+            " redacted) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(path) DO UPDATE SET hash='', size=excluded.size,"
             " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang,"
-            " chunker=excluded.chunker, chunking=excluded.chunking",
-            (path, size, mtime_ns, ext, lang, chunker, chunking))
+            " chunker=excluded.chunker, chunking=excluded.chunking,"
+            " redacted=excluded.redacted",
+            (path, size, mtime_ns, ext, lang, chunker, chunking, redacted))
         return int(db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0])
 
     def replace_chunks(self, db: sqlite3.Connection, file_id: int,
@@ -387,7 +404,7 @@ class Catalog:
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
-_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking"
+_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted"
 
 
 def glob_escape(text: str) -> str:

@@ -100,4 +100,9 @@ MIGRATIONS: list[str] = [
     INSERT INTO chunks_fts(rowid, text, idents) SELECT id, text, idents FROM chunks;
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     """,
+    # 6: how many credential-shaped strings were redacted in each file (ingest/secrets.py),
+    # so `stats` can say what was withheld.
+    """
+    ALTER TABLE files ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
+    """,
 ]

@@ -288,6 +288,7 @@ class Store:
             "dim": self.dim,
             "generation": self.catalog.generation(),
             **self.catalog.counts(),
+            "withheld": self.catalog.withheld(),
             "exact_records": self.exact.count(),
             "chunked_by": self.catalog.chunkers(),
             "shards": shard_stats,
