@@ -250,6 +250,7 @@ def _daemon_watch(app: Any, folder: Path) -> dict[str, Any] | None:
 def files(ctx: click.Context, store_dir: Path | None, skipped: bool, as_json: bool) -> None:
     """List indexed files (or, with --skipped, what was left out and why)."""
     from semlith import api
+    from semlith.progress import format_files
 
     app = _app(ctx)
     dirs = [store_dir] if store_dir else []
@@ -264,11 +265,8 @@ def files(ctx: click.Context, store_dir: Path | None, skipped: bool, as_json: bo
                     for f in store.catalog.files()]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        extra = row.get("reason") or row["state"]
-        detail = f" ({row['detail']})" if row.get("detail") else ""
-        click.echo(f"{row['path']}\t{extra}{detail}")
+    elif rows:
+        click.echo(format_files(rows))
 
 
 @main.command()

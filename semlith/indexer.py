@@ -197,8 +197,8 @@ class Indexer:
         catalog = self.store.catalog
         known = {f.path: f for f in catalog.files() if _in_scopes(f.path, scopes)}
         before = {}
-        for scope in scopes:
-            before.update(catalog.skipped(scope))
+        for scope in scopes:  # a scope named by a path that is not UTF-8: its skip record
+            before.update(catalog.skipped(escape_name(scope)))
         seen: set[str] = set()
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
@@ -245,7 +245,7 @@ class Indexer:
         report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
-                catalog.replace_skipped(db, scope, [])
+                catalog.replace_skipped(db, escape_name(scope), [])
             catalog.add_skipped(db, skipped)
         self._vanished = {path: rec for path, rec in known.items() if path not in seen}
         return todo

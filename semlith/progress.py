@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from semlith.indexer import Progress
+from semlith.ingest.names import escape_name
 from semlith.ingest.walk import Skipped
 from semlith.search import Hit
 
@@ -61,8 +62,19 @@ def progress_printer(quiet: bool) -> Iterator[Callable[[Progress], None]]:
 def skip_printer() -> Callable[[Skipped], None]:
     def show(item: Skipped) -> None:
         detail = f" ({item.detail})" if item.detail else ""
-        click.echo(f"skipped {item.rel}: {item.reason}{detail}", err=True)
+        click.echo(f"skipped {escape_name(item.rel)}: {item.reason}{detail}", err=True)
     return show
+
+
+def format_files(rows: Sequence[dict[str, Any]]) -> str:
+    """`files` as text: one line per path (escaped: a newline in a name stays on its line),
+    a tab, then its state or skip reason."""
+    lines = []
+    for row in rows:
+        extra = row.get("reason") or row["state"]
+        detail = f" ({escape_name(row['detail'])})" if row.get("detail") else ""
+        lines.append(f"{escape_name(row['path'])}\t{extra}{detail}")
+    return "\n".join(lines)
 
 
 def format_hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
@@ -75,7 +87,7 @@ def format_hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
         first = next((i for i, line in enumerate(lines) if hit.symbol and hit.symbol in line), 0)
         lines = lines[first : first + EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
-        blocks.append(f"{where}{hit.locator}{title}  ({hit.score:.4f})\n{excerpt}")
+        blocks.append(f"{where}{escape_name(hit.locator)}{title}  ({hit.score:.4f})\n{excerpt}")
     return "\n".join(blocks)
 
 

@@ -149,3 +149,23 @@ def test_forget_takes_glob_characters_literally(tree: Path) -> None:
     run("index", "--quiet")
     assert run("forget", "odd[1]").output.strip() == "forgot 1 file"
     assert "odd1/b.py\tindexed" in run("files").output
+
+
+def test_files_prints_every_name_on_one_line(tree: Path) -> None:
+    """A newline in a name is escaped in text, a plain string in JSON (issue 13)."""
+    (tree / "two\nlines.py").write_text("def newline_in_my_name():\n    pass\n")
+    (tree / "tab\there.md").write_text("# a tab\n")
+    try:
+        (tree / os.fsdecode(b"caf\xe9.txt")).write_text("x\n")
+    except (OSError, UnicodeEncodeError) as exc:
+        pytest.skip(f"this file system refuses non-UTF-8 names: {exc}")
+    assert run("index", "--quiet").exit_code == 0
+    listed = run("files").output.splitlines()
+    assert "two\\nlines.py\tindexed" in listed and "tab\\there.md\tindexed" in listed
+    assert len(listed) == 11
+    rows = json.loads(run("files", "--json").output)
+    assert "two\nlines.py" in [r["path"] for r in rows]
+    skipped = run("files", "--skipped").output.splitlines()
+    assert "caf\\xe9.txt\tname is not UTF-8" in skipped
+    assert {"path": "caf\\xe9.txt", "reason": "name is not UTF-8", "detail": ""} in \
+        json.loads(run("files", "--skipped", "--json").output)
