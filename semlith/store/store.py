@@ -1,6 +1,8 @@
 """`Store`: one store folder on disk — catalog, vector shards, exact sidecar, writer lock.
 
-Opening reads no vectors. A writable open takes the writer lock and, if the previous
+Opening reads no vectors. The folder and its files are owner-only (`semlith.private`): a
+writable open tightens a store made before that, and adds `.gitignore` (`*`) so the store
+never shows in `git status`. A writable open takes the writer lock and, if the previous
 writer did not close cleanly, recovers: torn temp files and a torn sidecar tail are
 removed, trashed vector ids are removed from the shards, and unreadable shards are
 rebuilt from the exact sidecar.
@@ -17,6 +19,12 @@ from typing import Any
 import numpy as np
 
 from semlith.errors import StoreNotFound
+from semlith.private import (
+    create_private_file,
+    make_private_folder,
+    private_opener,
+    tighten_tree,
+)
 from semlith.settings import Settings
 from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog
 from semlith.store.exact import EXACT_NAME, ExactSidecar
@@ -24,6 +32,7 @@ from semlith.store.lock import WriterLock
 from semlith.store.shards import SHARD_SPAN, ShardSet
 
 SHARDS_DIR = "shards"
+GITIGNORE = ".gitignore"
 RESCORE_HEAD = 100
 # Compact exact.f32 once dead records pass this share of the file (and this many records).
 COMPACT_RATIO = 0.25
@@ -68,9 +77,11 @@ class Store:
         """Create an empty store (writable, locked). The model is fixed for its lifetime."""
         if dim <= 0 or dim % 8:
             raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         lock = WriterLock(folder, command).acquire()
         try:
+            # SQLite gives the -wal and -shm files the mode of the database file.
+            create_private_file(folder / CATALOG_NAME)
             catalog = Catalog.open(folder / CATALOG_NAME, create=True)
             if catalog.meta("model") is None:
                 root = (root or folder.parent).resolve()
@@ -126,6 +137,11 @@ class Store:
 
     def _recover(self) -> None:
         """Make the store consistent after whatever the previous writer left behind."""
+        tighten_tree(self.folder)  # a store made before stores were private
+        ignore = self.folder / GITIGNORE
+        if not ignore.exists():
+            with open(ignore, "w", opener=private_opener) as file:
+                file.write("# semlith's store: never committed\n*\n")
         clean = self.catalog.meta("writer_clean", "1") == "1"
         with self.catalog.transaction():
             self.catalog.set_meta("writer_clean", 0)
