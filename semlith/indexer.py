@@ -5,8 +5,10 @@ catalog (an unchanged file is not even read) and hashes what changed (xxh3-128),
 applies renames and copies found by content hash without embedding anything. The embed
 phase extracts and chunks each changed file, writes its rows to SQLite at once (so it is
 keyword-searchable within a second), embeds chunks in length-sorted batches and
-checkpoints: vectors are durable before a file's hash is committed. A killed run leaves
-its unfinished files pending; the next run redoes only those.
+checkpoints after each: vectors are durable before a file's hash is committed. Batches are
+sized by `pace.Pace` to take a few seconds each, however slow the machine, so a run
+killed often still commits its work. A killed run leaves its unfinished files pending;
+the next run redoes only those.
 
 Text reaches the store only through `document.read_document`: secret files are skipped
 with the reason "secret", credential-shaped strings are redacted. When those rules change
@@ -40,11 +42,13 @@ from semlith.ingest.walk import (
     walk_files,
 )
 from semlith.languages import language_of
+from semlith.pace import TARGET_SECONDS, Pace, estimate_total
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
 
-EMBED_BATCH = 256  # chunks per embedding call and per checkpoint
-CHECKPOINT_SECONDS = 30.0
+# Rows waiting this long for their vectors are embedded (and checkpointed) even when
+# fewer than a batch: extracting big files can be slower than embedding.
+CHECKPOINT_SECONDS = TARGET_SECONDS
 RULES_KEY = "secret_rules"  # meta: the secret rules the whole store was last checked with
 
 
@@ -87,13 +91,22 @@ class IndexReport:
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    phase: str  # "scan" | "embed" | "done"
+    """One step of a run, for a progress display (`semlith.progress` renders them).
+
+    Phases: "scan" (walking: `files_seen` looked at, `files_total` changed so far),
+    "model" (loading the embedding model), "embed" (`files_done` of `files_total` cut,
+    `chunks_done` of about `chunks_total` embedded), "done".
+    """
+
+    phase: str
     files_done: int
     files_total: int
     chunks_done: int
-    chunks_per_s: float
-    eta_s: float | None
+    chunks_per_s: float  # a moving rate over the last embedding calls; 0.0 before one
+    eta_s: float | None  # None until the rate is known
     path: str = ""
+    files_seen: int = 0
+    chunks_total: int = 0  # an estimate from the files cut so far; 0 until one is cut
 
 
 @dataclass(slots=True)
@@ -125,8 +138,10 @@ class Indexer:
 
     def __init__(self, store: Store, root: Path, embedder: Callable[[], Embedder], *,
                  on_progress: Callable[[Progress], None] | None = None,
-                 on_skip: Callable[[Skipped], None] | None = None) -> None:
+                 on_skip: Callable[[Skipped], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
+        self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
@@ -143,7 +158,7 @@ class Indexer:
 
     def run(self, paths: Sequence[Path] = (), *, time_budget: float | None = None) -> IndexReport:
         """Index `paths` (files or folders under the root; default: the whole root)."""
-        start = time.monotonic()
+        start = self.clock()
         report = IndexReport()
         catalog = self.store.catalog
         interrupted = catalog.meta("run_state") == "running"
@@ -152,6 +167,7 @@ class Indexer:
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
         rules = rules_fingerprint()
         self._recheck = catalog.meta(RULES_KEY) != rules
+        self._pace = Pace()
         todo = self._scan(scopes, report)
         report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
         if interrupted:
@@ -163,9 +179,9 @@ class Indexer:
                 catalog.set_meta("run_state", "complete")
                 if scopes == [""]:
                     catalog.set_meta(RULES_KEY, rules)
-        report.seconds = time.monotonic() - start
+        report.seconds = self.clock() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
-                                  0.0, 0.0))
+                                  self._pace.rate or 0.0, 0.0, chunks_total=report.chunks))
         return report
 
     def _relative(self, path: Path) -> str:
@@ -202,9 +218,13 @@ class Indexer:
         seen: set[str] = set()
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
+        looked = 0
         for item in self._walk(scopes):
             if isinstance(item, Skipped) and item.reason == SkipReason.STORE:
                 continue  # the store's own folder is not the user's content
+            looked += 1
+            self.on_progress(Progress("scan", 0, len(todo), 0, 0.0, None, item.rel,
+                                      files_seen=looked))
             if isinstance(item, Skipped):
                 skipped.append(SkipRecord(item.rel, str(item.reason), item.detail))
                 self.on_skip(item)
@@ -241,7 +261,6 @@ class Indexer:
                 report.unchanged += 1
                 continue
             todo.append(_Todo(item, digest, record))
-            self.on_progress(Progress("scan", 0, len(todo), 0, 0.0, None, item.rel))
         report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
@@ -354,25 +373,32 @@ class Indexer:
                    budget: float | None) -> None:
         self._truncated: list[str] = []
         self._skipped = 0
+        self._bytes = [0, sum(t.cand.size for t in todo)]  # cut so far, in all
+        self._cut = 0  # chunks written so far
         pending = _Pending()
-        last_checkpoint = time.monotonic()
+        self._last_checkpoint = self.clock()
         for n, item in enumerate(todo):
-            if budget is not None and time.monotonic() - start > budget:
+            if budget is not None and self.clock() - start > budget:
                 report.pending = len(todo) - n
                 break
             chunked = self._chunks_of(item)
+            self._bytes[0] += item.cand.size
             if chunked is None:
                 continue
             self._write_rows(item, chunked, pending)
+            self._cut += len(chunked.chunks)
             report.indexed += 1
-            while len(pending.ids) >= EMBED_BATCH:
+            while len(pending.ids) >= self._pace.batch():
                 report.chunks += self._embed_batch(pending)
-            if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
-                self._checkpoint(pending)
-                last_checkpoint = time.monotonic()
-            self._report(report, n + 1, len(todo), start, item.cand.rel)
+            if self.clock() - self._last_checkpoint > CHECKPOINT_SECONDS:
+                if pending.ids:
+                    report.chunks += self._embed_batch(pending)
+                else:
+                    self._checkpoint(pending)
+            self._report(report, n + 1, len(todo), item.cand.rel)
         while pending.ids:
             report.chunks += self._embed_batch(pending)
+            self._report(report, len(todo) - report.pending, len(todo), "")
         self._checkpoint(pending)
         report.skipped += self._skipped
         report.truncated = self._truncated
@@ -401,9 +427,14 @@ class Indexer:
         pending.texts.extend(c.embedding_text() for c in chunks)
 
     def _embed_batch(self, pending: _Pending) -> int:
-        """Embed up to EMBED_BATCH pending chunks, store their vectors, checkpoint."""
-        n = min(EMBED_BATCH, len(pending.ids))
-        vectors = self.embedder.embed_documents(pending.texts[:n])
+        """Embed the next batch of pending chunks, store their vectors, checkpoint."""
+        n = min(self._pace.batch(), len(pending.ids))
+        if self._embedder is None:
+            self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
+        embedder = self.embedder  # loaded before the clock starts: loading is not speed
+        started = self.clock()
+        vectors = embedder.embed_documents(pending.texts[:n])
+        self._pace.record(n, self.clock() - started)
         self.store.add_vectors(pending.ids[:n], vectors)
         for owner in pending.owners[:n]:
             pending.left[owner] -= 1
@@ -418,13 +449,15 @@ class Indexer:
             del pending.left[file_id]
         pending.file_ids = [f for f in pending.file_ids if f in pending.left]
         self.store.checkpoint(done)
+        self._last_checkpoint = self.clock()
 
-    def _report(self, report: IndexReport, done: int, total: int, start: float,
-                path: str) -> None:
-        elapsed = max(time.monotonic() - start, 1e-6)
-        rate = report.chunks / elapsed
-        eta = (total - done) * (report.chunks / max(done, 1)) / rate if rate else None
-        self.on_progress(Progress("embed", done, total, report.chunks, rate, eta, path))
+    def _report(self, report: IndexReport, done: int, total: int, path: str) -> None:
+        """An "embed" event: the ETA is the chunks still to embed (estimated from the size
+        of the files left) at the moving rate, not files at the average rate so far."""
+        chunks = estimate_total(self._cut, *self._bytes)
+        eta = self._pace.eta(chunks - report.chunks) if chunks else None
+        self.on_progress(Progress("embed", done, total, report.chunks, self._pace.rate or 0.0,
+                                  eta, path, chunks_total=chunks))
 
 
 def _kind(rel: str) -> dict[str, str]:

@@ -1,12 +1,19 @@
-"""Terminal output of the CLI: progress (rich on a terminal, plain lines when piped)."""
+"""Terminal output of the CLI: progress, file lists, hits, stats.
+
+Progress is one status line redrawn in place on a terminal, and a plain line every few
+seconds when piped (a log or CI). Either way the run ends on the summary line the CLI
+prints: the terminal line is cleared first, and nothing says `None`.
+"""
 
 from __future__ import annotations
 
+import math
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -16,47 +23,90 @@ from semlith.ingest.walk import Skipped
 from semlith.search import Hit
 
 EXCERPT_LINES = 3
-PLAIN_EVERY_S = 5.0
+PLAIN_EVERY_S = 5.0  # a line this often when piped (a shorter run prints only its summary)
+TTY_EVERY_S = 0.1  # redraws of the terminal line at most this often (and at phase changes)
 
 
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "?"
     minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def describe(p: Progress) -> str:
+    """The status line for one event ('' for "done")."""
+    if p.phase == "scan":
+        return f"scanning: {p.files_seen} files seen, {p.files_total} to index"
+    if p.phase == "model":
+        return "loading the embedding model"
+    if p.phase != "embed":
+        return ""
+    if p.chunks_total:
+        about = "~" if p.files_done < p.files_total else ""
+        chunks = f"{p.chunks_done}/{about}{p.chunks_total} chunks"
+    else:
+        chunks = f"{p.chunks_done} chunks"
+    speed = (f"{p.chunks_per_s:.1f} chunks/s, ETA {_eta(p.eta_s)}" if p.chunks_per_s
+             else "measuring speed")
+    return f"indexing: {p.files_done}/{p.files_total} files, {chunks}, {speed}"
+
+
+class ProgressView:
+    """Renders `Progress` events to `out`: a status line on a terminal, lines when piped.
+
+    `close()` clears the terminal line so that what follows (the summary) is the last line.
+    """
+
+    def __init__(self, out: TextIO, *, tty: bool, clock: Callable[[], float] = time.monotonic,
+                 width: Callable[[], int] = lambda: shutil.get_terminal_size().columns) -> None:
+        self.out = out
+        self.tty = tty
+        self.clock = clock
+        self.width = width
+        self._every = TTY_EVERY_S if tty else PLAIN_EVERY_S
+        self._last = -math.inf if tty else clock()  # piped: the first line after _every
+        self._phase = ""
+        self._shown = False
+
+    def __call__(self, p: Progress) -> None:
+        if p.phase == "done":
+            self.close()
+            return
+        now = self.clock()
+        changed, self._phase = p.phase != self._phase, p.phase
+        if now - self._last < self._every and not (self.tty and changed):
+            return
+        self._last = now
+        line = describe(p)
+        if self.tty:
+            self.out.write(f"\r{line[: max(self.width() - 1, 10)]}\x1b[K")
+            self._shown = True
+        else:
+            self.out.write(line + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self._shown:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+            self._shown = False
 
 
 @contextmanager
 def progress_printer(quiet: bool) -> Iterator[Callable[[Progress], None]]:
-    """A progress callback: a rich bar on a terminal, a line every few seconds otherwise."""
+    """A progress callback for stderr (nothing with `quiet`), its line cleared at the end."""
     if quiet:
         yield lambda p: None
         return
-    if sys.stderr.isatty():
-        from rich.progress import BarColumn, TextColumn
-        from rich.progress import Progress as Bar
-
-        with Bar(TextColumn("{task.description}"), BarColumn(),
-                 TextColumn("{task.completed}/{task.total} files  {task.fields[info]}"),
-                 transient=True) as bar:
-            task = bar.add_task("indexing", total=None, info="")
-
-            def update(p: Progress) -> None:
-                info = (f"{p.chunks_done} chunks  {p.chunks_per_s:.1f} chunks/s  "
-                        f"ETA {_eta(p.eta_s)}") if p.phase == "embed" else "scanning"
-                bar.update(task, completed=p.files_done, total=p.files_total or None,
-                           info=info)
-            yield update
-        return
-    last = [time.monotonic()]  # the first line after PLAIN_EVERY_S, not at once
-
-    def plain(p: Progress) -> None:
-        now = time.monotonic()
-        if p.phase == "embed" and now - last[0] >= PLAIN_EVERY_S:
-            last[0] = now
-            click.echo(f"{p.files_done}/{p.files_total} files, {p.chunks_done} chunks, "
-                       f"{p.chunks_per_s:.1f} chunks/s, ETA {_eta(p.eta_s)}", err=True)
-    yield plain
+    view = ProgressView(sys.stderr, tty=sys.stderr.isatty())
+    try:
+        yield view
+    finally:
+        view.close()
 
 
 def skip_printer() -> Callable[[Skipped], None]:
