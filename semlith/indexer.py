@@ -344,6 +344,7 @@ class Indexer:
             document = read_document(rel, data, opted_in=item.cand.opted_in)
         except Withheld as exc:
             self._skip(item, "secret", str(exc))
+            self.on_skip(Skipped(rel, SkipReason.SECRET, str(exc)))
             return None
         except Binary:
             self._skip(item, "binary", "")

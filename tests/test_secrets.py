@@ -322,3 +322,22 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         store.close()
     again = Recording()
     assert index(tree, settings, again).indexed == 0 and again.texts == []
+
+
+def test_the_cli_says_what_was_withheld(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from semlith.cli import main
+
+    monkeypatch.chdir(tree)
+    app = App(Settings.load(), embedder_factory=lambda name: HashEmbedder(name))
+    runner = CliRunner()
+    indexed = runner.invoke(main, ["index", "--verbose"], obj=app)
+    assert indexed.exit_code == 0, indexed.output
+    assert "skipped id_rsa: secret (ssh private key)" in indexed.output
+    assert "skipped env.production: secret (env file)" in indexed.output
+    skipped = runner.invoke(main, ["files", "--skipped"], obj=app).output.splitlines()
+    assert "tests/certs/client.txt\tsecret (private key)" in skipped
+    stats = runner.invoke(main, ["stats"], obj=app).output
+    assert "withheld   7 secret files (`files --skipped`), 8 credential-shaped strings " \
+        "redacted in 2 files" in stats
