@@ -115,3 +115,17 @@ def test_private_helpers_on_missing_paths(tmp_path: Path) -> None:
     private.create_private_file(target)
     private.create_private_file(target)  # exists: kept
     assert target.read_bytes() == b""
+
+
+@posix_only
+def test_a_store_in_a_users_folder_changes_only_its_own_files(tmp_path: Path,
+                                                              settings: Settings) -> None:
+    """`--store DIR` may name a folder that holds other things: those are left alone."""
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o755)
+    (folder / "notes.txt").write_text("mine\n")
+    os.chmod(folder / "notes.txt", 0o644)
+    filled(folder, settings).close()
+    found = modes(folder)
+    assert found["."] == 0o755 and found["notes.txt"] == 0o644
+    assert ".gitignore" not in found and found["store.db"] == 0o600
