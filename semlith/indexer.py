@@ -66,6 +66,7 @@ class IndexReport:
     chunks: int = 0  # chunks embedded
     pending: int = 0  # files left for the next run (time budget reached)
     rechunked: int = 0  # unchanged files cut again: their language's chunking changed
+    rechecked: int = 0  # unchanged files redone: the secret rules now change them
     truncated: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -82,6 +83,9 @@ class IndexReport:
         if self.rechunked:
             line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
                      "chunked differently now)")
+        if self.rechecked:
+            line += (f"; redid {self.rechecked} unchanged files that the secret rules now "
+                     "withhold or redact")
         if self.interrupted:
             line += f"; resumed an interrupted run ({self.resumed} files were already done)"
         if self.pending:
@@ -169,7 +173,9 @@ class Indexer:
         self._recheck = catalog.meta(RULES_KEY) != rules
         self._pace = Pace()
         todo = self._scan(scopes, report)
-        report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
+        report.rechecked = sum(1 for t in todo if t.cand.rel in self._by_rules)
+        report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest) \
+            - report.rechecked
         if interrupted:
             report.interrupted, report.resumed = True, report.unchanged
         todo = self._reuse(todo, scopes, report)
@@ -216,6 +222,7 @@ class Indexer:
         for scope in scopes:  # a scope named by a path that is not UTF-8: its skip record
             before.update(catalog.skipped(escape_name(scope)))
         seen: set[str] = set()
+        self._by_rules: set[str] = set()  # unchanged files the secret rules now change
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
         looked = 0
@@ -237,9 +244,12 @@ class Indexer:
             # A file whose language is cut differently now (a new or better grammar query,
             # a new planner) is cut again, unchanged or not; so is one the secret rules
             # change, once after they change.
-            force = record is not None and (
+            force = record is not None and \
                 record.chunking != chunking_fingerprint(language_of(item.rel))
-                or (self._recheck and bool(record.hash) and self._withholds(item)))
+            if record and record.hash and not force and self._recheck and \
+                    self._withholds(item):
+                force = True
+                self._by_rules.add(item.rel)
             if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
                 report.unchanged += 1
                 continue

@@ -313,6 +313,8 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
     recording = Recording()
     report = index(tree, settings, recording)
     assert report.removed == 4 and report.indexed == 2  # config.py and notes.md redone
+    assert report.rechecked == 5 and report.rechunked == 0  # and 3 withheld by content
+    assert "redid 5 unchanged files that the secret rules now withhold" in report.summary()
     assert len(recording.texts) < 10  # their chunks only: the sample is not embedded again
     store = Store.open(tree / ".semlith", settings=settings)
     try:
