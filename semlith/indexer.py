@@ -11,9 +11,10 @@ killed often still commits its work. A killed run leaves its unfinished files pe
 the next run redoes only those.
 
 Text reaches the store only through `document.read_document`: secret files are skipped
-with the reason "secret", credential-shaped strings are redacted. When those rules change
-(`secrets.RULES_REVISION`), the next full run reads every unchanged file once more and
-redoes (or removes) only those the rules now change.
+with the reason "secret", credential-shaped strings are redacted. Each file records the
+rules it was read with (`secrets.rules_fingerprint`); after they change, the next run
+reads each unchanged file once more and redoes (or removes) only those they now change,
+and reuses no chunks read under other rules for a move or a copy.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ from semlith.store.catalog import FileRecord, SkipRecord
 # Rows waiting this long for their vectors are embedded (and checkpointed) even when
 # fewer than a batch: extracting big files can be slower than embedding.
 CHECKPOINT_SECONDS = TARGET_SECONDS
-RULES_KEY = "secret_rules"  # meta: the secret rules the whole store was last checked with
 
 
 @dataclass(slots=True)
@@ -169,8 +169,7 @@ class Indexer:
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
-        rules = rules_fingerprint()
-        self._recheck = catalog.meta(RULES_KEY) != rules
+        self._rules = rules_fingerprint()
         self._pace = Pace()
         todo = self._scan(scopes, report)
         report.rechecked = sum(1 for t in todo if t.cand.rel in self._by_rules)
@@ -183,8 +182,6 @@ class Indexer:
         if report.complete:
             with catalog.transaction():
                 catalog.set_meta("run_state", "complete")
-                if scopes == [""]:
-                    catalog.set_meta(RULES_KEY, rules)
         report.seconds = self.clock() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
                                   self._pace.rate or 0.0, 0.0, chunks_total=report.chunks))
@@ -223,6 +220,7 @@ class Indexer:
             before.update(catalog.skipped(escape_name(scope)))
         seen: set[str] = set()
         self._by_rules: set[str] = set()  # unchanged files the secret rules now change
+        checked: list[int] = []  # files read under older rules that they leave as they are
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
         looked = 0
@@ -246,10 +244,12 @@ class Indexer:
             # change, once after they change.
             force = record is not None and \
                 record.chunking != chunking_fingerprint(language_of(item.rel))
-            if record and record.hash and not force and self._recheck and \
-                    self._withholds(item):
-                force = True
-                self._by_rules.add(item.rel)
+            if record and record.hash and not force and record.rules != self._rules:
+                if self._withholds(item):
+                    force = True
+                    self._by_rules.add(item.rel)
+                else:
+                    checked.append(record.id)
             if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
                 report.unchanged += 1
                 continue
@@ -276,6 +276,7 @@ class Indexer:
             for scope in scopes:
                 catalog.replace_skipped(db, escape_name(scope), [])
             catalog.add_skipped(db, skipped)
+            catalog.set_rules(db, checked, self._rules)
         self._vanished = {path: rec for path, rec in known.items() if path not in seen}
         return todo
 
@@ -296,8 +297,9 @@ class Indexer:
         gone_by_hash = {rec.hash: rec for rec in self._vanished.values() if rec.hash}
         left: list[_Todo] = []
         for item in todo:
-            # Chunks indexed before the secret rules changed are not reused: read it anew.
-            gone = None if self._recheck else gone_by_hash.pop(item.digest, None)
+            gone = gone_by_hash.pop(item.digest, None)
+            if gone is not None and gone.rules != self._rules:
+                gone = None  # read under other secret rules: read the file anew
             if gone is not None and item.record is None:
                 with catalog.transaction() as db:
                     catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
@@ -317,10 +319,10 @@ class Indexer:
     def _copy(self, item: _Todo) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
-        row = catalog.db.execute(
-            "SELECT id, redacted FROM files WHERE hash=? AND path != ? LIMIT 1",
-            (item.digest, item.cand.rel)).fetchone()
-        if row is None or self._recheck:
+        row = catalog.db.execute(  # chunks read under today's secret rules only
+            "SELECT id, redacted FROM files WHERE hash=? AND path != ? AND rules=? LIMIT 1",
+            (item.digest, item.cand.rel, self._rules)).fetchone()
+        if row is None:
             return False
         source = catalog.chunk_rows(int(row[0]))
         found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
@@ -333,7 +335,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
                                        chunking=chunking, redacted=int(row[1]),
-                                       **_kind(item.cand.rel))
+                                       rules=self._rules, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, int(row[0]), file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
@@ -423,7 +425,8 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
                                        chunking=chunking_fingerprint(language_of(item.cand.rel)),
-                                       redacted=item.redacted, **_kind(item.cand.rel))
+                                       redacted=item.redacted, rules=self._rules,
+                                       **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, rows)
             catalog.add_symbols(db, file_id, [
                 (s.name, s.qualname, s.kind, s.start_line, s.end_line,

@@ -13,7 +13,6 @@ from starlette.testclient import TestClient
 from semlith import api
 from semlith.api import App
 from semlith.home import agent_key, registered_stores
-from semlith.indexer import RULES_KEY
 from semlith.ingest.document import Withheld, read_document
 from semlith.ingest.secrets import MARKER, redact, secret_content, secret_name
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
@@ -307,8 +306,8 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         index(tree, settings)
     store = Store.open(tree / ".semlith", settings=settings, writable=True)
     assert FAKE.github in everything_stored(store)  # the leak issue 13 found
-    with store.catalog.transaction():
-        store.catalog.db.execute("DELETE FROM meta WHERE key=?", (RULES_KEY,))
+    with store.catalog.transaction():  # as migration 6 leaves a store indexed before it
+        store.catalog.db.execute("UPDATE files SET rules=''")
     store.close()
     recording = Recording()
     report = index(tree, settings, recording)
@@ -322,8 +321,17 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         assert_nothing_leaks(everything_stored(store))
     finally:
         store.close()
+    reads: list[str] = []
+    real = read_document
+
+    def counting(rel: str, data: bytes, *, opted_in: bool = False):  # type: ignore[no-untyped-def]
+        reads.append(rel)
+        return real(rel, data, opted_in=opted_in)
+
+    monkeypatch.setattr("semlith.indexer.read_document", counting)
     again = Recording()
     assert index(tree, settings, again).indexed == 0 and again.texts == []
+    assert reads == []  # each file was checked once, and says so
 
 
 def test_the_cli_says_what_was_withheld(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,6 +42,7 @@ class FileRecord:
     lang: str
     chunking: str = ""  # fingerprint of how it was cut (see definitions.chunking_fingerprint)
     redacted: int = 0  # credential-shaped strings replaced by a marker (ingest/secrets.py)
+    rules: str = ""  # the secret rules it was read with (secrets.rules_fingerprint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,17 +234,21 @@ class Catalog:
 
     def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
                  ext: str = "", lang: str = "", chunker: str = "", chunking: str = "",
-                 redacted: int = 0) -> int:
+                 redacted: int = 0, rules: str = "") -> int:
         """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
         db.execute(
             "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking,"
-            " redacted) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?)"
+            " redacted, rules) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(path) DO UPDATE SET hash='', size=excluded.size,"
             " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang,"
             " chunker=excluded.chunker, chunking=excluded.chunking,"
-            " redacted=excluded.redacted",
-            (path, size, mtime_ns, ext, lang, chunker, chunking, redacted))
+            " redacted=excluded.redacted, rules=excluded.rules",
+            (path, size, mtime_ns, ext, lang, chunker, chunking, redacted, rules))
         return int(db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0])
+
+    def set_rules(self, db: sqlite3.Connection, file_ids: Iterable[int], rules: str) -> None:
+        """Record that these files were checked with the secret rules `rules`."""
+        db.executemany("UPDATE files SET rules=? WHERE id=?", [(rules, i) for i in file_ids])
 
     def replace_chunks(self, db: sqlite3.Connection, file_id: int,
                        rows: Sequence[ChunkRow]) -> list[int]:
@@ -404,7 +409,8 @@ class Catalog:
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
-_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted"
+_FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted,"
+                 " rules")
 
 
 def glob_escape(text: str) -> str:
