@@ -83,6 +83,8 @@ _PRIVATE_KEY_FILE = re.compile(
     r"\A\s*(?:(?:Bag Attributes|Key Attributes|[ \t])[^\n]*\n\s*)*"
     r"(?:-----BEGIN [A-Z0-9 ]+-----|PuTTY-User-Key-File-\d)")
 _PRIVATE_KEY = re.compile(r"PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
+_GIT_CREDENTIAL = re.compile(r"https?://[^\s:@/]+:[^\s@/]+@\S+")
+_HTPASSWD = re.compile(r"[^:\s]+:(?:\$apr1\$|\{SHA\}|\$2[aby]\$|\$[156]\$)\S+")
 # (what it is, a test of the file's head that is truthy for that shape)
 _DATA_SHAPES: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("AWS credentials file", re.compile(
@@ -101,11 +103,17 @@ _DATA_SHAPES: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("pypi credentials", lambda t: bool(
         re.search(r"(?m)^\[(?:distutils|pypi|testpypi)\]", t)
         and re.search(r"(?m)^\s*password\s*[:=]\s*\S", t))),
-    ("git credentials", re.compile(r"\A(?:\s*https?://[^\s:@/]+:[^\s@/]+@\S+)+\s*\Z").match),
-    ("htpasswd", re.compile(
-        r"\A(?:\s*[^:\s]+:(?:\$apr1\$|\{SHA\}|\$2[aby]\$|\$[156]\$)\S+)+\s*\Z").match),
+    ("git credentials", lambda t: _every_line(t, _GIT_CREDENTIAL)),
+    ("htpasswd", lambda t: _every_line(t, _HTPASSWD)),
     ("env file", lambda t: _env_shaped(t)),
 )
+
+
+def _every_line(text: str, line: re.Pattern[str]) -> bool:
+    """Whether every non-blank line is `line` (one regex per line: no backtracking across
+    a whole file)."""
+    lines = [part.strip() for part in text.split("\n") if part.strip()]
+    return bool(lines) and all(line.fullmatch(part) for part in lines)
 _ASSIGNMENT = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)=(\S?)")
 _SECRET_WORD = re.compile(r"SECRET|TOKEN|PASSW|PWD|(?:API|AUTH|ACCESS|PRIVATE)_?KEY|CREDENTIAL",
                           re.IGNORECASE)
