@@ -2,7 +2,7 @@
 
 Every file is written to a temp file and renamed, and secrets and the discovery file
 are created with mode 0600 (owner only), so a crash never leaves a torn file and no
-other user can read the key.
+other user can read the key. The folder itself is 0700 (made so on every write).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from semlith.private import make_private_folder
+
 REGISTRY = "stores.json"
 AGENT_KEY = "agent.key"
 CONTROL_KEY = "control.key"
@@ -24,7 +26,7 @@ DAEMON_LOG = "daemon.log"
 
 def _write_private(path: Path, text: str) -> None:
     """Atomically replace `path` with `text`, readable by the owner only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:

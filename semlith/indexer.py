@@ -5,8 +5,16 @@ catalog (an unchanged file is not even read) and hashes what changed (xxh3-128),
 applies renames and copies found by content hash without embedding anything. The embed
 phase extracts and chunks each changed file, writes its rows to SQLite at once (so it is
 keyword-searchable within a second), embeds chunks in length-sorted batches and
-checkpoints: vectors are durable before a file's hash is committed. A killed run leaves
-its unfinished files pending; the next run redoes only those.
+checkpoints after each: vectors are durable before a file's hash is committed. Batches are
+sized by `pace.Pace` to take a few seconds each, however slow the machine, so a run
+killed often still commits its work. A killed run leaves its unfinished files pending;
+the next run redoes only those.
+
+Text reaches the store only through `document.read_document`: secret files are skipped
+with the reason "secret", credential-shaped strings are redacted. Each file records the
+rules it was read with (`secrets.rules_fingerprint`); after they change, the next run
+reads each unchanged file once more and redoes (or removes) only those they now change,
+and reuses no chunks read under other rules for a move or a copy.
 """
 
 from __future__ import annotations
@@ -22,17 +30,29 @@ import xxhash
 from semlith.embed.text import Embedder
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
-from semlith.ingest.extract import Binary, Unreadable, extract_text
+from semlith.ingest.document import Withheld, read_document
+from semlith.ingest.extract import Binary, Unreadable
 from semlith.ingest.formats import is_document
-from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
+from semlith.ingest.names import escape_name
+from semlith.ingest.secrets import rules_fingerprint
+from semlith.ingest.walk import (
+    Candidate,
+    Skipped,
+    SkipReason,
+    is_ignored,
+    is_opted_in,
+    walk_files,
+)
 from semlith.languages import language_of
+from semlith.pace import TARGET_SECONDS, Pace, estimate_total
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
 from semlith.types import IndexReport, Progress
 
-EMBED_BATCH = 256  # chunks per embedding call and per checkpoint
-CHECKPOINT_SECONDS = 30.0
+# Rows waiting this long for their vectors are embedded (and checkpointed) even when
+# fewer than a batch: extracting big files can be slower than embedding.
+CHECKPOINT_SECONDS = TARGET_SECONDS
 
 
 @dataclass(slots=True)
@@ -40,6 +60,7 @@ class _Todo:
     cand: Candidate
     digest: str
     record: FileRecord | None
+    redacted: int = 0
 
 
 @dataclass(slots=True)
@@ -63,8 +84,10 @@ class Indexer:
 
     def __init__(self, store: Store, root: Path, embedder: Callable[[], Embedder], *,
                  on_progress: Callable[[Progress], None] | None = None,
-                 on_skip: Callable[[Skipped], None] | None = None) -> None:
+                 on_skip: Callable[[Skipped], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
+        self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
@@ -81,15 +104,19 @@ class Indexer:
 
     def run(self, paths: Sequence[Path] = (), *, time_budget: float | None = None) -> IndexReport:
         """Index `paths` (files or folders under the root; default: the whole root)."""
-        start = time.monotonic()
+        start = self.clock()
         report = IndexReport()
         catalog = self.store.catalog
         interrupted = catalog.meta("run_state") == "running"
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
+        self._rules = rules_fingerprint()
+        self._pace = Pace()
         todo = self._scan(scopes, report)
-        report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest)
+        report.rechecked = sum(1 for t in todo if t.cand.rel in self._by_rules)
+        report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest) \
+            - report.rechecked
         if interrupted:
             report.interrupted, report.resumed = True, report.unchanged
         todo = self._reuse(todo, scopes, report)
@@ -97,9 +124,9 @@ class Indexer:
         if report.complete:
             with catalog.transaction():
                 catalog.set_meta("run_state", "complete")
-        report.seconds = time.monotonic() - start
+        report.seconds = self.clock() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
-                                  0.0, 0.0))
+                                  self._pace.rate or 0.0, 0.0, chunks_total=report.chunks))
         return report
 
     def _relative(self, path: Path) -> str:
@@ -119,10 +146,11 @@ class Indexer:
             if scope and not target.is_dir():
                 reason = is_ignored(self.root, scope, exclude=exclude)
                 if reason is not None:
-                    yield Skipped(scope, reason)
+                    yield Skipped(escape_name(scope), reason)
                 elif target.is_file():
                     st = target.stat()
-                    yield Candidate(target, scope, st.st_size, st.st_mtime_ns)
+                    yield Candidate(target, scope, st.st_size, st.st_mtime_ns,
+                                    is_opted_in(self.root, scope, exclude=exclude))
                 continue
             yield from walk_files(self.root, start=scope, exclude=exclude)
 
@@ -130,14 +158,20 @@ class Indexer:
         catalog = self.store.catalog
         known = {f.path: f for f in catalog.files() if _in_scopes(f.path, scopes)}
         before = {}
-        for scope in scopes:
-            before.update(catalog.skipped(scope))
+        for scope in scopes:  # a scope named by a path that is not UTF-8: its skip record
+            before.update(catalog.skipped(escape_name(scope)))
         seen: set[str] = set()
+        self._by_rules: set[str] = set()  # unchanged files the secret rules now change
+        checked: list[int] = []  # files read under older rules that they leave as they are
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
+        looked = 0
         for item in self._walk(scopes):
             if isinstance(item, Skipped) and item.reason == SkipReason.STORE:
                 continue  # the store's own folder is not the user's content
+            looked += 1
+            self.on_progress(Progress("scan", 0, len(todo), 0, 0.0, None, item.rel,
+                                      files_seen=looked))
             if isinstance(item, Skipped):
                 skipped.append(SkipRecord(item.rel, str(item.reason), item.detail))
                 self.on_skip(item)
@@ -148,23 +182,32 @@ class Indexer:
             record = known.get(item.rel)
             stat = (item.size, item.mtime_ns)
             # A file whose language is cut differently now (a new or better grammar query,
-            # a new planner) is cut again, unchanged or not.
+            # a new planner) is cut again, unchanged or not; so is one the secret rules
+            # change, once after they change.
             force = record is not None and \
                 record.chunking != chunking_fingerprint(language_of(item.rel))
+            if record and record.hash and not force and record.rules != self._rules:
+                if self._withholds(item):
+                    force = True
+                    self._by_rules.add(item.rel)
+                else:
+                    checked.append(record.id)
             if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
                 report.unchanged += 1
                 continue
             old_skip = before.get(item.rel)
             if old_skip and (old_skip.size, old_skip.mtime_ns) == stat and \
-                    not (old_skip.reason == "binary" and is_document(item.rel)):
-                # Binary or unreadable last time, and untouched. A document skipped as
-                # binary was skipped by a semlith without its reader: read it now.
+                    not (old_skip.reason == "binary" and is_document(item.rel)) and \
+                    not (old_skip.reason == SkipReason.SECRET and item.opted_in):
+                # Binary, unreadable or secret last time, and untouched. A document
+                # skipped as binary was skipped by a semlith without its reader: read it now.
                 skipped.append(old_skip)
                 continue
             try:
                 digest = content_hash(item.path.read_bytes())
             except OSError as exc:
-                skipped.append(SkipRecord(item.rel, "unreadable", exc.strerror or str(exc)))
+                skipped.append(SkipRecord(item.rel, "unreadable",
+                                          escape_name(exc.strerror or str(exc))))
                 seen.discard(item.rel)
                 continue
             if record and record.hash == digest and not force:
@@ -173,14 +216,23 @@ class Indexer:
                 report.unchanged += 1
                 continue
             todo.append(_Todo(item, digest, record))
-            self.on_progress(Progress("scan", 0, len(todo), 0, 0.0, None, item.rel))
         report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
-                catalog.replace_skipped(db, scope, [])
+                catalog.replace_skipped(db, escape_name(scope), [])
             catalog.add_skipped(db, skipped)
+            catalog.set_rules(db, checked, self._rules)
         self._vanished = {path: rec for path, rec in known.items() if path not in seen}
         return todo
+
+    def _withholds(self, item: Candidate) -> bool:
+        """Whether the secret rules change an indexed file (checked once after they
+        change): withhold it, or redact a string in it. Unreadable now: the run finds out."""
+        try:
+            return read_document(item.rel, item.path.read_bytes(),
+                                 opted_in=item.opted_in).redacted > 0
+        except (Unreadable, OSError):
+            return True
 
     # -- renames and copies --------------------------------------------------------------
 
@@ -191,6 +243,8 @@ class Indexer:
         left: list[_Todo] = []
         for item in todo:
             gone = gone_by_hash.pop(item.digest, None)
+            if gone is not None and gone.rules != self._rules:
+                gone = None  # read under other secret rules: read the file anew
             if gone is not None and item.record is None:
                 with catalog.transaction() as db:
                     catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
@@ -210,9 +264,11 @@ class Indexer:
     def _copy(self, item: _Todo) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
-        twin = file_with_hash(catalog, item.digest, item.cand.rel)
-        if twin is None:
+        # chunks read under today's secret rules only
+        match = file_with_hash(catalog, item.digest, item.cand.rel, self._rules)
+        if match is None:
             return False
+        twin, redacted = match
         source = catalog.chunk_rows(twin)
         found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
         if not source or not found.all():
@@ -223,7 +279,8 @@ class Indexer:
         with catalog.transaction() as db:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
-                                       chunking=chunking, **_kind(item.cand.rel))
+                                       chunking=chunking, redacted=redacted,
+                                       rules=self._rules, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, twin, file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
@@ -241,7 +298,11 @@ class Indexer:
             # The file may have changed since the scan hashed it: record the hash of
             # the bytes actually indexed, so the next run sees any later change.
             item.digest = content_hash(data)
-            text = extract_text(rel, data)
+            document = read_document(rel, data, opted_in=item.cand.opted_in)
+        except Withheld as exc:
+            self._skip(item, "secret", str(exc))
+            self.on_skip(Skipped(rel, SkipReason.SECRET, str(exc)))
+            return None
         except Binary:
             self._skip(item, "binary", "")
             return None
@@ -251,7 +312,8 @@ class Indexer:
         except OSError as exc:
             self._skip(item, "unreadable", exc.strerror or str(exc))
             return None
-        chunked = chunk_file(text, language_of(rel))
+        item.redacted = document.redacted
+        chunked = chunk_file(document.text, language_of(rel))
         if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
             self._truncated.append(rel)
         return chunked
@@ -269,25 +331,32 @@ class Indexer:
                    budget: float | None) -> None:
         self._truncated: list[str] = []
         self._skipped = 0
+        self._bytes = [0, sum(t.cand.size for t in todo)]  # cut so far, in all
+        self._cut = 0  # chunks written so far
         pending = _Pending()
-        last_checkpoint = time.monotonic()
+        self._last_checkpoint = self.clock()
         for n, item in enumerate(todo):
-            if budget is not None and time.monotonic() - start > budget:
+            if budget is not None and self.clock() - start > budget:
                 report.pending = len(todo) - n
                 break
             chunked = self._chunks_of(item)
+            self._bytes[0] += item.cand.size
             if chunked is None:
                 continue
             self._write_rows(item, chunked, pending)
+            self._cut += len(chunked.chunks)
             report.indexed += 1
-            while len(pending.ids) >= EMBED_BATCH:
+            while len(pending.ids) >= self._pace.batch():
                 report.chunks += self._embed_batch(pending)
-            if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
-                self._checkpoint(pending)
-                last_checkpoint = time.monotonic()
-            self._report(report, n + 1, len(todo), start, item.cand.rel)
+            if self.clock() - self._last_checkpoint > CHECKPOINT_SECONDS:
+                if pending.ids:
+                    report.chunks += self._embed_batch(pending)
+                else:
+                    self._checkpoint(pending)
+            self._report(report, n + 1, len(todo), item.cand.rel)
         while pending.ids:
             report.chunks += self._embed_batch(pending)
+            self._report(report, len(todo) - report.pending, len(todo), "")
         self._checkpoint(pending)
         report.skipped += self._skipped
         report.truncated = self._truncated
@@ -301,6 +370,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
                                        chunking=chunking_fingerprint(language_of(item.cand.rel)),
+                                       redacted=item.redacted, rules=self._rules,
                                        **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, rows)
             catalog.add_symbols(db, file_id, [
@@ -316,9 +386,14 @@ class Indexer:
         pending.texts.extend(c.embedding_text() for c in chunks)
 
     def _embed_batch(self, pending: _Pending) -> int:
-        """Embed up to EMBED_BATCH pending chunks, store their vectors, checkpoint."""
-        n = min(EMBED_BATCH, len(pending.ids))
-        vectors = self.embedder.embed_documents(pending.texts[:n])
+        """Embed the next batch of pending chunks, store their vectors, checkpoint."""
+        n = min(self._pace.batch(), len(pending.ids))
+        if self._embedder is None:
+            self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
+        embedder = self.embedder  # loaded before the clock starts: loading is not speed
+        started = self.clock()
+        vectors = embedder.embed_documents(pending.texts[:n])
+        self._pace.record(n, self.clock() - started)
         self.store.add_vectors(pending.ids[:n], vectors)
         for owner in pending.owners[:n]:
             pending.left[owner] -= 1
@@ -333,13 +408,15 @@ class Indexer:
             del pending.left[file_id]
         pending.file_ids = [f for f in pending.file_ids if f in pending.left]
         self.store.checkpoint(done)
+        self._last_checkpoint = self.clock()
 
-    def _report(self, report: IndexReport, done: int, total: int, start: float,
-                path: str) -> None:
-        elapsed = max(time.monotonic() - start, 1e-6)
-        rate = report.chunks / elapsed
-        eta = (total - done) * (report.chunks / max(done, 1)) / rate if rate else None
-        self.on_progress(Progress("embed", done, total, report.chunks, rate, eta, path))
+    def _report(self, report: IndexReport, done: int, total: int, path: str) -> None:
+        """An "embed" event: the ETA is the chunks still to embed (estimated from the size
+        of the files left) at the moving rate, not files at the average rate so far."""
+        chunks = estimate_total(self._cut, *self._bytes)
+        eta = self._pace.eta(chunks - report.chunks) if chunks else None
+        self.on_progress(Progress("embed", done, total, report.chunks, self._pace.rate or 0.0,
+                                  eta, path, chunks_total=chunks))
 
 
 def _kind(rel: str) -> dict[str, str]:

@@ -426,8 +426,9 @@ class _Create:
 
 def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
-    from semlith.ingest.document import document_text
+    from semlith.ingest.document import Withheld, document_text
     from semlith.ingest.extract import Unreadable, is_extracted
+    from semlith.ingest.walk import is_opted_in
 
     rel = _posix(target.path)
     record = store.catalog.file(rel)
@@ -440,8 +441,12 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     except OSError as exc:
         raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
                         "it may have been deleted") from None
-    try:
-        text = document_text(rel, data)
+    try:  # what was indexed, as it was indexed: secrets withheld or redacted
+        text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
+                                                             exclude=[store.folder]))
+    except Withheld as exc:
+        raise BadTarget(f"{target.path!r} is withheld as a secret ({exc}); semlith does not "
+                        "serve it") from None
     except Unreadable as exc:
         raise BadTarget(f"{target.path!r} cannot be read as text now ({exc})") from None
     lines = text.split("\n")

@@ -196,6 +196,7 @@ class StoreStats(Value):
     indexing: bool = False
     watch: dict[str, Any] | None = None  # the daemon's watcher state, when it serves it
     served_by: int = 0  # the pid of the daemon serving it, 0 when none
+    withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
 
 
 @dataclass(slots=True)
@@ -212,6 +213,7 @@ class IndexReport(Value):
     chunks: int = 0  # chunks embedded
     pending: int = 0  # files left for the next run (time budget reached)
     rechunked: int = 0  # unchanged files cut again: their language's chunking changed
+    rechecked: int = 0  # unchanged files redone: the secret rules now change them
     truncated: list[str] = field(default_factory=list)
     seconds: float = 0.0
     store: str = ""  # the store's name
@@ -231,6 +233,9 @@ class IndexReport(Value):
         if self.rechunked:
             line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
                      "chunked differently now)")
+        if self.rechecked:
+            line += (f"; redid {self.rechecked} unchanged files that the secret rules now "
+                     "withhold or redact")
         if self.interrupted:
             line += f"; resumed an interrupted run ({self.resumed} files were already done)"
         if self.pending:
@@ -240,13 +245,22 @@ class IndexReport(Value):
 
 @dataclass(frozen=True, slots=True)
 class Progress(Value):
-    phase: str  # "scan" | "embed" | "done"
+    """One step of a run, for a progress display (semlith/cli/output.py renders them).
+
+    Phases: "scan" (walking: `files_seen` looked at, `files_total` changed so far),
+    "model" (loading the embedding model), "embed" (`files_done` of `files_total` cut,
+    `chunks_done` of about `chunks_total` embedded), "done".
+    """
+
+    phase: str
     files_done: int
     files_total: int
     chunks_done: int
-    chunks_per_s: float
-    eta_s: float | None
+    chunks_per_s: float  # a moving rate over the last embedding calls; 0.0 before one
+    eta_s: float | None  # None until the rate is known
     path: str = ""
+    files_seen: int = 0
+    chunks_total: int = 0  # an estimate from the files cut so far; 0 until one is cut
 
 
 @dataclass(frozen=True, slots=True)

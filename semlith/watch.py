@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import threading
 import time
 import warnings
@@ -261,8 +262,8 @@ class _Handler:
             return  # a folder's mtime moved because a file in it changed: that file's event
             # brings the change itself
         for path in (event.src_path, getattr(event, "dest_path", "")):
-            if path:
-                self.watcher.event(path if isinstance(path, str) else path.decode())
+            if path:  # bytes from some observers: a name that is not UTF-8 must not raise
+                self.watcher.event(os.fsdecode(path))
 
 
 def _default_observer() -> Any:

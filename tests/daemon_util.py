@@ -110,12 +110,12 @@ def wait_model(daemon: Daemon, timeout: float = 120) -> None:
     raise AssertionError("the model did not load")
 
 
-def served_sample(tmp: Path) -> Iterator[tuple[Daemon, Path]]:
-    """The body of a module fixture: an indexed sample served by a ready daemon, stopped
-    (and checked to exit 0) afterwards. Yields (daemon, root)."""
+def served_sample(tmp: Path, *args: str) -> Iterator[tuple[Daemon, Path]]:
+    """The body of a module fixture: an indexed sample served by a ready daemon (started
+    with ARGS), stopped (and checked to exit 0) afterwards. Yields (daemon, root)."""
     home = tmp / "home"
     root = indexed_sample(tmp, home)
-    daemon = start_daemon(home)
+    daemon = start_daemon(home, *args)
     wait_model(daemon)
     yield daemon, root
     assert daemon.stop() == 0

@@ -173,7 +173,30 @@ def test_a_semlith_folder_where_the_editor_runs_does_not_shadow_the_daemon(
             eventually(lambda: not (home / "daemon.json").exists(), timeout=60)
 
 
-def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
+def test_ctrl_c_during_an_index_exits_130_with_one_line(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    from click.testing import CliRunner
+
+    from semlith.cli import Env, main
+    from tests.conftest import HashEmbedder
+
+    class Interrupted(HashEmbedder):
+        def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    monkeypatch.setenv("SEMLITH_HOME", str(tmp_path / "home"))
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "a.py").write_text("A = 1\n")
+    result = CliRunner().invoke(main, ["index", str(project)],
+                                obj=Env(embedder_factory=lambda name: Interrupted(name)))
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines()[-1] == \
+        "semlith: interrupted; the store is consistent and the next run continues"
+
+
+def test_ctrl_c_stops_a_foreground_watch_with_exit_0(tmp_path: Path) -> None:
     home = tmp_path / "home"
     project = tmp_path / "p"
     project.mkdir()
@@ -187,7 +210,6 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
             line = proc.stderr.readline()
         proc.send_signal(signal.SIGINT)
         rest = proc.stderr.read()
-        assert proc.wait(60) == 130
-    assert rest.strip().splitlines()[-1] == \
-        "semlith: interrupted; the store is consistent and the next run continues"
+        assert proc.wait(60) == 0  # Ctrl-C is how a watch is meant to end
+    assert rest.strip().splitlines()[-1] == "stopped watching; the store is consistent"
     assert "Traceback" not in rest

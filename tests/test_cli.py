@@ -170,3 +170,24 @@ def test_a_store_is_named_by_its_name_or_its_project_folder(tree: Path, tmp_path
         assert hits[0]["path"] == "net/retry.py", store
     read = run("read", "proj:net/retry.py:7-7")
     assert read.exit_code == 0 and "class RetryPolicy:" in read.output
+
+
+def test_files_prints_every_name_on_one_line(tree: Path) -> None:
+    """A newline in a name is escaped in text, a plain string in JSON (issue 13)."""
+    (tree / "two\nlines.py").write_text("def newline_in_my_name():\n    pass\n")
+    (tree / "tab\there.md").write_text("# a tab\n")
+    try:
+        (tree / os.fsdecode(b"caf\xe9.txt")).write_text("x\n")
+    except (OSError, UnicodeEncodeError) as exc:
+        pytest.skip(f"this file system refuses non-UTF-8 names: {exc}")
+    assert run("index", "--quiet").exit_code == 0
+    listed = run("files").output.splitlines()
+    assert "two\\nlines.py\tindexed" in listed and "tab\\there.md\tindexed" in listed
+    assert len(listed) == 11
+    rows = json.loads(run("files", "--json").output)
+    assert "two\nlines.py" in [r["path"] for r in rows]
+    skipped = run("files", "--skipped").output.splitlines()
+    assert "caf\\xe9.txt\tname is not UTF-8" in skipped
+    rows = json.loads(run("files", "--skipped", "--json").output)
+    assert any(r["path"] == "caf\\xe9.txt" and r["reason"] == "name is not UTF-8"
+               for r in rows), rows

@@ -71,3 +71,52 @@ def test_kill_minus_nine_at_random_points(tmp_path: Path, settings: Settings) ->
     assert len(store.catalog.vector_ids()) == store.catalog.counts()["chunks"]
     assert np.array_equal(np.sort(store.catalog.vector_ids()), store.catalog.vector_ids())
     store.close()
+
+
+def _project(root: Path, files: int = 10) -> None:
+    """Files of eight definitions, each its own chunk (80 chunks in all)."""
+    root.mkdir(parents=True)
+    for n in range(files):
+        (root / f"job_{n:02d}.py").write_text("".join(
+            f"def task_{n}_{f}(items):\n" + "".join(
+                f"    total_{k} = sum(i * {k} for i in items if i % {f + 2} == {k % 3})\n"
+                for k in range(8)) + "    return total_0\n\n\n" for f in range(8)))
+
+
+def _committed(folder: Path, settings: Settings) -> int:
+    store = assert_consistent(folder, settings)
+    try:
+        return sum(1 for f in store.catalog.files() if f.hash)
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_runs_killed_inside_checkpoints_still_make_progress(tmp_path: Path,
+                                                             settings: Settings) -> None:
+    """Issue 13: on a busy machine a checkpoint came every 256 chunks, so a run killed
+    before then committed nothing and the backlog never shrank. Each run here is killed
+    inside its second checkpoint, after its vectors are flushed and before its catalog
+    commit; every run keeps what its first checkpoint committed, and the store stays
+    consistent."""
+    root = tmp_path / "proj"
+    _project(root)
+    committed = [0]
+    while True:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.crash_indexer", str(root), "2"],
+                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().strip()]
+        while lines[-1] not in ("blocked", "done", ""):
+            lines.append(proc.stdout.readline().strip())
+        proc.kill()
+        proc.communicate()
+        if lines[-1] != "blocked":
+            break
+        committed.append(_committed(root / ".semlith", settings))
+        assert committed[-1] > committed[-2], committed  # the first checkpoint survived
+        assert len(committed) < 30, "no run finished"
+    assert lines[-1] == "done", lines
+    assert len(committed) >= 4  # several runs were killed on the way
+    assert _committed(root / ".semlith", settings) == 10

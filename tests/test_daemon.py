@@ -33,7 +33,10 @@ MODERN = "2026-07-28"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    for daemon, _ in served_sample(tmp_path_factory.mktemp("daemon")):
+    # Not watching: a watcher would index files these tests write before the calls under
+    # test do (test_cli_index_of_a_held_store_goes_to_the_daemon then saw "0 indexed").
+    # The watcher has its own tests (test_watch.py).
+    for daemon, _ in served_sample(tmp_path_factory.mktemp("daemon"), "--no-watch"):
         yield daemon
 
 

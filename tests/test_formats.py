@@ -104,7 +104,7 @@ def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
     root.mkdir()
     shutil.copy(FIXTURES / "design.docx", root / "design.docx")
 
-    def as_before(rel: str, data: bytes) -> str:
+    def as_before(rel: str, data: bytes, *, opted_in: bool = False) -> str:
         raise Binary()  # what a semlith without document readers made of a .docx
 
     library = LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n))
@@ -113,7 +113,7 @@ def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         return library.index([str(root)]).indexed
 
     with monkeypatch.context() as patch:
-        patch.setattr(semlith.indexer, "extract_text", as_before)
+        patch.setattr(semlith.indexer, "read_document", as_before)
         assert run() == 0
     assert run() == 1
 

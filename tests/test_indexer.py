@@ -221,3 +221,27 @@ def test_a_copied_project_indexes_itself(tree: Path, settings: Settings) -> None
     assert report.indexed == 1 and report.unchanged == 9
     assert find(copy, settings, "BRAND_NEW")[0] == "net/new.py"
     assert "net/new.py" not in find(tree, settings, "BRAND_NEW")
+
+
+def test_names_that_are_not_utf8_or_hold_a_newline_do_not_stop_the_run(
+        tree: Path, settings: Settings) -> None:
+    """Issue 13: one such name made every run exit 1 on a SQLite encoding error."""
+    bad = tree / os.fsdecode(b"caf\xe9.txt")
+    try:
+        bad.write_text("une tasse de caf\xe9\n")
+        (tree / os.fsdecode(b"lat\xedn")).mkdir()
+    except (OSError, UnicodeEncodeError) as exc:
+        pytest.skip(f"this file system refuses non-UTF-8 names: {exc}")
+    (tree / os.fsdecode(b"lat\xedn") / "inner.py").write_text("x = 1\n")
+    (tree / "two\nlines.py").write_text("def newline_in_my_name():\n    pass\n")
+    report = index(tree, settings)
+    assert report.complete and report.indexed == 10
+    store = Store.open(tree / ".semlith", settings=settings)
+    skipped = store.catalog.skipped()
+    assert skipped["caf\\xe9.txt"].reason == "name is not UTF-8"
+    assert skipped["lat\\xedn/"].reason == "name is not UTF-8"
+    assert store.catalog.file("two\nlines.py") is not None
+    store.close()
+    # Named on the command line (or by a watcher) it is skipped the same way.
+    again = index(tree, settings, paths=[bad])
+    assert again.complete and again.skipped == 1

@@ -472,3 +472,30 @@ def test_unreadable_folder_when_permissions_are_not_enforced(
     items = list(walk_files(tmp_path))
     assert [item.rel for item in items] == ["locked/", "open.py"]
     assert items[0] == Skipped("locked/", R.UNREADABLE, "Permission denied")
+
+
+# -- names that are not text -------------------------------------------------------------
+
+
+def bad_name(folder: Path, raw: bytes = b"caf\xe9.txt") -> Path:
+    """A file whose name is not UTF-8 (`printf x > "$(printf 'caf\\xe9.txt')"`)."""
+    path = folder / os.fsdecode(raw)
+    try:
+        path.write_bytes(b"x")
+    except (OSError, UnicodeEncodeError) as exc:  # macOS and Windows refuse such names
+        pytest.skip(f"this file system refuses non-UTF-8 names: {exc}")
+    return path
+
+
+def test_a_name_that_is_not_utf8_is_skipped_and_recorded_escaped(tmp_path: Path) -> None:
+    bad_name(tmp_path)
+    (tmp_path / os.fsdecode(b"d\xff")).mkdir()
+    make(tmp_path, os.fsdecode(b"d\xff") + "/inner.py", "ok.py", "line\nbreak.py")
+    walked = list(walk_files(tmp_path))
+    assert walked[0] == Skipped("caf\\xe9.txt", R.BAD_NAME)
+    assert Skipped("d\\xff/", R.BAD_NAME) in walked
+    assert candidates(tmp_path) == ["line\nbreak.py", "ok.py"]
+    assert is_ignored(tmp_path, os.fsdecode(b"caf\xe9.txt")) == R.BAD_NAME
+    assert is_ignored(tmp_path, os.fsdecode(b"d\xff") + "/inner.py") == R.BAD_NAME
+    assert list(walk_files(tmp_path, start=os.fsdecode(b"d\xff"))) == [
+        Skipped("d\\xff/", R.BAD_NAME)]

@@ -279,5 +279,19 @@ def test_semlith_watch_in_the_foreground(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "1 indexed" in out
+    assert "1 indexed" in out + err  # batch summaries go to stderr with the status lines
     assert semlith(home, "index", str(root)).returncode == 0  # the lock was released
+
+
+def test_a_name_that_is_not_utf8_does_not_stop_the_watcher(watched: Watched) -> None:
+    try:
+        (watched.root / os.fsdecode(b"caf\xe9.py")).write_text("def espresso():\n    pass\n")
+    except (OSError, UnicodeEncodeError) as exc:
+        pytest.skip(f"this file system refuses non-UTF-8 names: {exc}")
+    (watched.root / "net" / "after.py").write_text("def ristretto_after():\n    pass\n")
+    eventually(lambda: watched.has("net/after.py"))
+    assert watched.watcher.state.last_error is None
+    # A full pass (the catch-up of a daemon) records it as skipped and goes on.
+    watched.watcher.request_full_pass()
+    eventually(lambda: "caf\\xe9.py" in watched.store.catalog.skipped())
+    assert watched.watcher.state.last_error is None and watched.has("net/retry.py")

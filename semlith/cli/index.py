@@ -87,8 +87,13 @@ def watch(ctx: click.Context, paths: tuple[Path, ...], store: str | None,
     store it serves: this makes sure it serves this one, and returns.
     """
     with errors():
-        watched = library(ctx).watch(_absolute(paths), store=_store(store), debounce=debounce,
-                                     on_event=lambda line: click.echo(line, err=True))
+        try:
+            watched = library(ctx).watch(_absolute(paths), store=_store(store),
+                                         debounce=debounce,
+                                         on_event=lambda line: click.echo(line, err=True))
+        except KeyboardInterrupt:  # how a foreground watch is meant to stop: exit 0
+            click.echo("stopped watching; the store is consistent", err=True)
+            return
     if watched.by_daemon:
         click.echo(f"the running daemon (pid {watched.by_daemon}) watches {watched.root}; "
                    "`semlith stats` shows its last batch")

@@ -15,6 +15,7 @@ from semlith.cli.base import (
     scope,
     store_option,
 )
+from semlith.ingest.names import escape_name
 from semlith.types import SkipEntry
 
 
@@ -52,11 +53,12 @@ def files(ctx: click.Context, stores: tuple[str, ...], skipped: bool, as_json: b
     multi = len({r.store for r in rows}) > 1
     for row in rows:
         where = f"[{row.store}] " if multi else ""
+        path = escape_name(row.path)
         if isinstance(row, SkipEntry):
-            detail = f" ({row.detail})" if row.detail else ""
-            click.echo(f"{where}{row.path}\t{row.reason}{detail}")
+            detail = f" ({escape_name(row.detail)})" if row.detail else ""
+            click.echo(f"{where}{path}\t{row.reason}{detail}")
         else:
-            click.echo(f"{where}{row.path}\t{row.state}")
+            click.echo(f"{where}{path}\t{row.state}")
 
 
 @main.command()

@@ -1,64 +1,116 @@
-"""Terminal output of the CLI: progress (rich on a terminal, plain lines when piped),
-hits, statistics, passages."""
+"""Terminal output of the CLI: progress, file lists, hits, statistics, passages.
+
+Progress is one status line redrawn in place on a terminal, and a plain line every few
+seconds when piped (a log or CI). Either way the run ends on the summary line the CLI
+prints: the terminal line is cleared first, and nothing says `None`.
+"""
 
 from __future__ import annotations
 
+import math
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TextIO
 
 import click
 
+from semlith.ingest.names import escape_name
 from semlith.types import Hit, Passage, Progress, StoreStats
 
 EXCERPT_LINES = 3
-PLAIN_EVERY_S = 5.0
+PLAIN_EVERY_S = 5.0  # a line this often when piped (a shorter run prints only its summary)
+TTY_EVERY_S = 0.1  # redraws of the terminal line at most this often (and at phase changes)
 
 
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "?"
     minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def describe(p: Progress) -> str:
+    """The status line for one event ('' for "done")."""
+    if p.phase == "scan":
+        return f"scanning: {p.files_seen} files seen, {p.files_total} to index"
+    if p.phase == "model":
+        return "loading the embedding model"
+    if p.phase != "embed":
+        return ""
+    if p.chunks_total:
+        about = "~" if p.files_done < p.files_total else ""
+        chunks = f"{p.chunks_done}/{about}{p.chunks_total} chunks"
+    else:
+        chunks = f"{p.chunks_done} chunks"
+    speed = (f"{p.chunks_per_s:.1f} chunks/s, ETA {_eta(p.eta_s)}" if p.chunks_per_s
+             else "measuring speed")
+    return f"indexing: {p.files_done}/{p.files_total} files, {chunks}, {speed}"
+
+
+class ProgressView:
+    """Renders `Progress` events to `out`: a status line on a terminal, lines when piped.
+
+    `close()` clears the terminal line so that what follows (the summary) is the last line.
+    """
+
+    def __init__(self, out: TextIO, *, tty: bool, clock: Callable[[], float] = time.monotonic,
+                 width: Callable[[], int] = lambda: shutil.get_terminal_size().columns) -> None:
+        self.out = out
+        self.tty = tty
+        self.clock = clock
+        self.width = width
+        self._every = TTY_EVERY_S if tty else PLAIN_EVERY_S
+        self._last = -math.inf if tty else clock()  # piped: the first line after _every
+        self._phase = ""
+        self._shown = False
+
+    def __call__(self, p: Progress) -> None:
+        if p.phase == "done":
+            self.close()
+            return
+        now = self.clock()
+        changed, self._phase = p.phase != self._phase, p.phase
+        if now - self._last < self._every and not (self.tty and changed):
+            return
+        self._last = now
+        line = describe(p)
+        if self.tty:
+            self.out.write(f"\r{line[: max(self.width() - 1, 10)]}\x1b[K")
+            self._shown = True
+        else:
+            self.out.write(line + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self._shown:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+            self._shown = False
 
 
 @contextmanager
 def progress_printer(quiet: bool) -> Iterator[Callable[[Progress], None]]:
-    """A progress callback: a rich bar on a terminal, a line every few seconds otherwise."""
+    """A progress callback for stderr (nothing with `quiet`), its line cleared at the end."""
     if quiet:
         yield lambda p: None
         return
-    if sys.stderr.isatty():
-        from rich.progress import BarColumn, TextColumn
-        from rich.progress import Progress as Bar
-
-        with Bar(TextColumn("{task.description}"), BarColumn(),
-                 TextColumn("{task.completed}/{task.total} files  {task.fields[info]}"),
-                 transient=True) as bar:
-            task = bar.add_task("indexing", total=None, info="")
-
-            def update(p: Progress) -> None:
-                info = (f"{p.chunks_done} chunks  {p.chunks_per_s:.1f} chunks/s  "
-                        f"ETA {_eta(p.eta_s)}") if p.phase == "embed" else "scanning"
-                bar.update(task, completed=p.files_done, total=p.files_total or None,
-                           info=info)
-            yield update
-        return
-    last = [time.monotonic()]  # the first line after PLAIN_EVERY_S, not at once
-
-    def plain(p: Progress) -> None:
-        now = time.monotonic()
-        if p.phase == "embed" and now - last[0] >= PLAIN_EVERY_S:
-            last[0] = now
-            click.echo(f"{p.files_done}/{p.files_total} files, {p.chunks_done} chunks, "
-                       f"{p.chunks_per_s:.1f} chunks/s, ETA {_eta(p.eta_s)}", err=True)
-    yield plain
+    view = ProgressView(sys.stderr, tty=sys.stderr.isatty())
+    try:
+        yield view
+    finally:
+        view.close()
 
 
 def skip_printer() -> Callable[[str, str, str], None]:
     def show(path: str, reason: str, detail: str) -> None:
-        click.echo(f"skipped {path}: {reason}{f' ({detail})' if detail else ''}", err=True)
+        click.echo(f"skipped {escape_name(path)}: {reason}{f' ({detail})' if detail else ''}",
+                   err=True)
     return show
 
 
@@ -72,7 +124,7 @@ def hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
         first = next((i for i, line in enumerate(lines) if hit.symbol and hit.symbol in line), 0)
         lines = lines[first : first + EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
-        blocks.append(f"{where}{hit.locator}{title}  ({hit.score:.4f})\n{excerpt}")
+        blocks.append(f"{where}{escape_name(hit.locator)}{title}  ({hit.score:.4f})\n{excerpt}")
     return "\n".join(blocks)
 
 
@@ -90,6 +142,11 @@ def stats(info: StoreStats) -> str:
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
+    if info.withheld:
+        w = info.withheld
+        lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "
+                     f"{w['redacted_strings']} credential-shaped strings redacted in "
+                     f"{w['redacted_files']} files")
     if info.served_by:
         lines.append(f"daemon     served by pid {info.served_by}"
                      + (", indexing now" if info.indexing else ""))
@@ -108,6 +165,6 @@ def passage(p: Passage) -> str:
     """The lines numbered, under their locator (and what the reader should know)."""
     notes = [n for n, on in (("text extracted from the document", p.extracted),
                              ("the file changed since it was indexed", p.changed)) if on]
-    head = f"{p.locator}" + (f"  ({'; '.join(notes)})" if notes else "")
+    head = escape_name(p.locator) + (f"  ({'; '.join(notes)})" if notes else "")
     body = "\n".join(f"{n:>6}  {line}" for n, line in enumerate(p.lines, start=p.start_line))
     return f"{head}\n{body}"

@@ -2,7 +2,8 @@
 
 Each entry of a folder is judged in this order; the first rule that applies wins:
 
-1. `.git` is skipped silently: it is never content.
+1. `.git` is skipped silently: it is never content. A name that is not valid UTF-8 ->
+   BAD_NAME (its record shows the name escaped): SQLite cannot store it.
 2. A path given in ``exclude`` (the store folder) -> STORE.
 3. `.gitignore` files with git's semantics: a nested file applies to its folder and
    below, patterns are anchored to the folder holding the file, ``!negation``,
@@ -14,9 +15,14 @@ Each entry of a folder is judged in this order; the first rule that applies wins
    exclude more than `.gitignore` but cannot re-include what it excludes.
 5. Generated or vendored folders (`VENDORED_FOLDERS`, ``*.egg-info``, a virtualenv).
 6. Hidden names (starting with ".").
-7. Symlinks are followed when they resolve inside the root; one leading outside is never
+7. Secret files by name (`secrets.secret_name`: private keys, env and credentials files,
+   keystores...) -> SECRET, unless a `.semlithignore` negation (``!tests/certs/*.pem``)
+   names the file: then it is a candidate with ``opted_in`` set. Secrets by content shape
+   are judged by the indexer, which reads the bytes anyway (the walk reads no file, so a
+   run over unchanged files opens none).
+8. Symlinks are followed when they resolve inside the root; one leading outside is never
    read, a broken one is unreadable, and a folder already on the current path is a loop.
-8. Folders that cannot be listed, files that cannot be stat'ed, non-regular files and
+9. Folders that cannot be listed, files that cannot be stat'ed, non-regular files and
    files over ``max_bytes`` (documents: over their format's cap, 64 MiB for Office and
    mail files whose bulk is images never decompressed; see formats/limits.py).
 
@@ -37,6 +43,8 @@ from pathlib import Path, PurePosixPath
 
 from semlith.ingest.formats import size_cap
 from semlith.ingest.ignore import Rules, load_ignore
+from semlith.ingest.names import escape_name, is_storable
+from semlith.ingest.secrets import secret_name
 
 DEFAULT_MAX_BYTES = 8 << 20
 
@@ -82,6 +90,8 @@ class SkipReason(StrEnum):
     UNREADABLE = "unreadable"
     STORE = "the store folder"
     SPECIAL = "not a regular file"
+    SECRET = "secret"
+    BAD_NAME = "name is not UTF-8"
 
 
 # Ignore file name -> the reason it gives; checked in this order.
@@ -99,6 +109,7 @@ class Candidate:
     rel: str  # posix path relative to the root, e.g. "src/app.py"
     size: int
     mtime_ns: int
+    opted_in: bool = False  # a .semlithignore negation names it: no secret rule applies
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +171,11 @@ def walk_files(
     top = walker.folder(None, walker.root, "", walker.real, _exists_in(walker.root))
     for name in PurePosixPath(start).parts if start else ():
         try:
-            top = walker.step(top, name, last=False)
+            if not is_storable(name):
+                raise _Skip(SkipReason.BAD_NAME)
+            top, _ = walker.step(top, name, last=False)
         except _Skip as skip:
-            yield Skipped(start.rstrip("/") + "/", skip.reason, skip.detail)
+            yield _skipped(start.rstrip("/") + "/", skip.reason, skip.detail)
             return
     stack: list[tuple[_Folder, Iterator[os.DirEntry[str]]]] = [(top, iter(_listing(top.path)))]
     while stack:
@@ -190,21 +203,45 @@ def is_ignored(
         ValueError: when `rel` is empty, absolute or climbs out of the root with "..".
         OSError: when `root` itself is missing or not a folder.
     """
+    try:
+        _descend(root, rel, exclude, max_bytes)
+    except _Skip as skip:
+        return skip.reason
+    except OSError as exc:
+        return _reason_for(exc)
+    return None
+
+
+def is_opted_in(root: Path, rel: str, *, exclude: Sequence[Path] = ()) -> bool:
+    """Whether a `.semlithignore` negation names the file `rel` (and the walk would take
+    it): the secret rules then do not withhold it. False for an ignored path.
+
+    Raises:
+        ValueError: when `rel` is empty, absolute or climbs out of the root with "..".
+        OSError: when `root` itself is missing or not a folder.
+    """
+    try:
+        return _descend(root, rel, exclude, DEFAULT_MAX_BYTES)
+    except (_Skip, OSError):
+        return False
+
+
+def _descend(root: Path, rel: str, exclude: Sequence[Path], max_bytes: int) -> bool:
+    """Judge each part of `rel` as the walk would; raises _Skip or OSError, else returns
+    whether the last part is opted in."""
     parts = PurePosixPath(rel).parts
     if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
         raise ValueError(f"expected a path relative to the root, got {rel!r}")
+    if not is_storable(rel):
+        raise _Skip(SkipReason.BAD_NAME)
     walker = _Walker(root, exclude, max_bytes)
     folder = walker.folder(None, walker.root, "", walker.real, _exists_in(walker.root))
+    opted = False
     for index, name in enumerate(parts):
         if name == ".git":
-            return SkipReason.HIDDEN  # the walk skips it without a record
-        try:
-            folder = walker.step(folder, name, last=index == len(parts) - 1)
-        except _Skip as skip:
-            return skip.reason
-        except OSError as exc:
-            return _reason_for(exc)
-    return None
+            raise _Skip(SkipReason.HIDDEN)  # the walk skips it without a record
+        folder, opted = walker.step(folder, name, last=index == len(parts) - 1)
+    return opted
 
 
 class _Walker:
@@ -243,49 +280,59 @@ class _Walker:
         is_dir = False
         try:
             is_dir = entry.is_dir()
-            self.check_name(folder, name, is_dir)
+            if not is_storable(name):
+                raise _Skip(SkipReason.BAD_NAME)
+            opted = self.check_name(folder, name, is_dir)
             linked = entry.is_symlink()
             real = self.resolve(entry.path) if linked else os.path.join(folder.real, name)
             if not is_dir:
-                return self.candidate(entry.path, rel, entry.stat())
+                return self.candidate(entry.path, rel, entry.stat(), opted)
             entries = _listing(entry.path)
             names = frozenset(child.name for child in entries)
             child = self.folder(folder, entry.path, rel + "/", real, names.__contains__)
             return child, iter(entries)
         except _Skip as skip:
-            return Skipped(rel + "/" if is_dir else rel, skip.reason, skip.detail)
+            return _skipped(rel + "/" if is_dir else rel, skip.reason, skip.detail)
         except OSError as exc:
-            return Skipped(rel + "/" if is_dir else rel, _reason_for(exc), exc.strerror or str(exc))
+            return _skipped(rel + "/" if is_dir else rel, _reason_for(exc),
+                            exc.strerror or str(exc))
 
-    def step(self, folder: _Folder, name: str, *, last: bool) -> _Folder:
-        """`is_ignored`'s move one name down from `folder`; raises _Skip or OSError."""
+    def step(self, folder: _Folder, name: str, *, last: bool) -> tuple[_Folder, bool]:
+        """`is_ignored`'s move one name down from `folder`, and whether that name is opted
+        in; raises _Skip or OSError."""
         path = os.path.join(folder.path, name)
         exists = _lexists(path)
         is_dir = os.path.isdir(path) if exists else not last
-        self.check_name(folder, name, is_dir)
+        opted = self.check_name(folder, name, is_dir)
         rel = folder.rel + name
         real = os.path.join(folder.real, name)
         if not exists or not (is_dir or last):  # nothing below: only name rules apply
-            return _Folder(path, rel + "/", real, folder.layers, folder.seen, _NOTHING)
+            return _Folder(path, rel + "/", real, folder.layers, folder.seen, _NOTHING), opted
         if os.path.islink(path):
             real = self.resolve(path)
         if not is_dir:
             self.candidate(path, rel, os.stat(path))
-            return folder
+            return folder, opted
         os.scandir(path).close()  # the walk would fail to list it
-        return self.folder(folder, path, rel + "/", real, _exists_in(path))
+        return self.folder(folder, path, rel + "/", real, _exists_in(path)), opted
 
-    def check_name(self, folder: _Folder, name: str, is_dir: bool) -> None:
-        """The rules that need only the name and the folder; raises _Skip."""
+    def check_name(self, folder: _Folder, name: str, is_dir: bool) -> bool:
+        """The rules that need only the name and the folder; raises _Skip, else returns
+        whether a `.semlithignore` negation names the path (it is opted in)."""
         if os.path.join(folder.real, name) in self.excluded:
             raise _Skip(SkipReason.STORE)
-        reason = _ignored_by(folder.layers, folder.rel + name, is_dir)
+        reason, opted = _ignored_by(folder.layers, folder.rel + name, is_dir)
         if reason is not None:
             raise _Skip(reason)
         if is_dir and _is_vendored(folder, name):
             raise _Skip(SkipReason.VENDORED)
         if name.startswith("."):
             raise _Skip(SkipReason.HIDDEN)
+        if not is_dir and not opted:
+            why = secret_name(name)
+            if why is not None:
+                raise _Skip(SkipReason.SECRET, why)
+        return opted
 
     def resolve(self, path: str) -> str:
         """The real path of a symlink that stays inside the root; raises _Skip otherwise."""
@@ -300,22 +347,28 @@ class _Walker:
             raise _Skip(SkipReason.STORE)
         return real
 
-    def candidate(self, path: str, rel: str, info: os.stat_result) -> Candidate:
+    def candidate(self, path: str, rel: str, info: os.stat_result,
+                  opted_in: bool = False) -> Candidate:
         """A regular file within the size limit; raises _Skip otherwise."""
         if not stat.S_ISREG(info.st_mode):
             raise _Skip(SkipReason.SPECIAL, _kind(info.st_mode))
         if info.st_size > max(self.max_bytes, size_cap(rel) or 0):
             raise _Skip(SkipReason.TOO_LARGE, f"{info.st_size} bytes")
-        return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns)
+        return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns, opted_in)
 
     def _git_exclude(self) -> tuple[_Layer, ...]:
         rules = load_ignore(os.path.join(self.root, *_GIT_EXCLUDE))
         return (_Layer("", rules, SkipReason.GITIGNORE),) if rules else ()
 
 
-def _ignored_by(layers: tuple[_Layer, ...], rel: str, is_dir: bool) -> SkipReason | None:
+def _ignored_by(
+    layers: tuple[_Layer, ...], rel: str, is_dir: bool
+) -> tuple[SkipReason | None, bool]:
     """Git's precedence: the deepest ignore file with a pattern matching `rel` decides, and
-    within it the last matching pattern (folders above `rel` were judged on the way down)."""
+    within it the last matching pattern (folders above `rel` were judged on the way down).
+    Returns the reason it is ignored (or None) and whether `.semlithignore` decided with a
+    negation (the path is opted in)."""
+    opted = False
     for reason in IGNORE_FILES.values():
         for layer in reversed(layers):
             if layer.reason is not reason:
@@ -326,9 +379,10 @@ def _ignored_by(layers: tuple[_Layer, ...], rel: str, is_dir: bool) -> SkipReaso
             )
             if ignores is not None:
                 if ignores:
-                    return reason
+                    return reason, False
+                opted = reason is SkipReason.SEMLITHIGNORE
                 break
-    return None
+    return None, opted
 
 
 def _is_vendored(folder: _Folder, name: str) -> bool:
@@ -343,6 +397,11 @@ def _is_vendored(folder: _Folder, name: str) -> bool:
 def _listing(path: str) -> list[os.DirEntry[str]]:
     with os.scandir(path) as entries:
         return sorted(entries, key=attrgetter("name"))
+
+
+def _skipped(rel: str, reason: SkipReason, detail: str = "") -> Skipped:
+    """A skip record whose text can be stored and printed on one line."""
+    return Skipped(escape_name(rel), reason, escape_name(detail))
 
 
 def _lexists(path: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from semlith.ingest.names import escape_name
 from semlith.types import Hit, Passage, SymbolHit
 
 _WORD = re.compile(r"\w+")
@@ -40,7 +41,8 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
         return _noted("No results.", note)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
-        groups.setdefault(f"{hit.store}:{hit.path}" if multi_store else hit.path, []).append(hit)
+        where = f"{hit.store}:{hit.path}" if multi_store else hit.path
+        groups.setdefault(escape_name(where), []).append(hit)
     out: list[str] = []
     used, shown = 0, 0
     for header, members in groups.items():
@@ -69,7 +71,7 @@ def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str 
     used = 0
     for n, hit in enumerate(hits):
         where = hit.store_locator if multi_store else hit.locator
-        block = f"{where}{' ' + hit.symbol if hit.symbol else ''}\n{hit.text}\n"
+        block = f"{escape_name(where)}{' ' + hit.symbol if hit.symbol else ''}\n{hit.text}\n"
         if out and used + _tokens(block) > max_tokens:
             out.append(f"({len(hits) - n} more hits left out to stay within "
                        f"max_tokens={max_tokens})")
@@ -92,10 +94,11 @@ def passage(p: Passage) -> str:
         notes.append("text extracted from the document")
     if p.changed:
         notes.append("the file changed since it was indexed")
-    head = f"{p.path}:{p.start_line}-{p.end_line}" + (f" ({'; '.join(notes)})" if notes else "")
+    head = f"{escape_name(p.path)}:{p.start_line}-{p.end_line}" \
+        + (f" ({'; '.join(notes)})" if notes else "")
     body = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(p.lines, start=p.start_line))
     more = p.total_lines - p.end_line
-    tail = f"\n({more} more lines; read {p.path}:{p.end_line + 1}-{p.total_lines})" \
+    tail = f"\n({more} more lines; read {escape_name(p.path)}:{p.end_line + 1}-{p.total_lines})" \
         if more > 0 and p.end_line - p.start_line + 1 >= 400 else ""
     return f"{head}\n{body}{tail}"
 
@@ -103,5 +106,6 @@ def passage(p: Passage) -> str:
 def definitions(hits: Sequence[SymbolHit], name: str, multi_store: bool) -> str:
     if not hits:
         return f"No definition of {name!r}."
-    return "\n".join(f"{h.store_locator if multi_store else h.locator} {h.kind} {h.qualname}"
-                     f" · {h.signature}" for h in hits)
+    return "\n".join(
+        f"{escape_name(h.store_locator if multi_store else h.locator)} {h.kind} {h.qualname}"
+        f" · {h.signature}" for h in hits)

@@ -12,6 +12,7 @@ from typing import Any
 
 from semlith.errors import SemlithError
 from semlith.home import DAEMON_LOG, Discovery, read_discovery
+from semlith.private import make_private_folder, private_opener
 from semlith.settings import Settings
 
 START_SECONDS = 60.0
@@ -38,8 +39,9 @@ def running(settings: Settings) -> Discovery | None:
 
 def start_in_background(settings: Settings) -> Discovery:
     """Start `semlith serve` detached and wait until it answers; DaemonError if it won't."""
-    settings.home.mkdir(parents=True, exist_ok=True)
-    log = open(settings.home / DAEMON_LOG, "ab")  # noqa: SIM115 - handed to the child
+    make_private_folder(settings.home)
+    log = open(settings.home / DAEMON_LOG, "ab",  # noqa: SIM115 - handed to the child
+               opener=private_opener)
     kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": log,
                               "env": {**os.environ, "SEMLITH_HOME": str(settings.home)}}
     if sys.platform == "win32":

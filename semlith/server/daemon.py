@@ -15,7 +15,6 @@ import logging
 import os
 import socket
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -154,7 +153,7 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
     server = _Server(config)
 
     def started() -> None:
-        threading.Thread(target=fleet.load_models, name="semlith-model", daemon=True).start()
+        fleet.start_loading_models()
         if watch:
             fleet.start_watching(debounce)
         fleet.follow()

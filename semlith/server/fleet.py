@@ -73,6 +73,7 @@ class Fleet:
         self._retry_at = 0.0
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        self._loader: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -103,6 +104,11 @@ class Fleet:
         if self._debounce is not None:
             self._watch(held, self._debounce)
         return held
+
+    def start_loading_models(self) -> None:
+        """`load_models` on a background thread, which `close` waits for."""
+        self._loader = threading.Thread(target=self.load_models, name="semlith-model")
+        self._loader.start()
 
     def load_models(self) -> None:
         """Load each store's model (documents and queries); run on a background thread."""
@@ -203,6 +209,12 @@ class Fleet:
         _close(held)
 
     def close(self) -> None:
+        # A model still loading when the process exits dies inside onnxruntime while the
+        # interpreter tears down (SIGABRT, "terminate called without an active exception":
+        # 16 of 40 daemons stopped at once, before this wait). Loading cannot be cancelled;
+        # it ends in a few seconds.
+        if self._loader is not None:
+            self._loader.join()
         self._stop.set()
         if self._poller is not None:
             self._poller.join(timeout=5)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import threading
 from typing import Any
 
 import anyio
@@ -55,7 +54,7 @@ def _serve_here(settings: Settings) -> int:
     engine = Engine(settings)
     fleet = Fleet(engine)
     fleet.open(registered_stores(settings.home))
-    threading.Thread(target=fleet.load_models, daemon=True).start()
+    fleet.start_loading_models()
     try:
         build_mcp(LocalLibrary(settings, engine=engine, source=fleet, agent=True)).run("stdio")
     finally:

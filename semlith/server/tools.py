@@ -30,6 +30,7 @@ from pydantic import Field
 
 from semlith import __version__
 from semlith.errors import SemlithError
+from semlith.ingest.names import escape_name
 from semlith.library import Library
 from semlith.server import answers
 from semlith.types import Filters, Scope
@@ -191,10 +192,12 @@ def build_mcp(library: Library) -> MCPServer:
         """What is indexed (or, with skipped, what was left out and why)."""
         scope = await scope_of(ctx, stores)
         if skipped:
-            rows = [(s.store, f"{s.path}\t{s.reason}{f' ({s.detail})' if s.detail else ''}")
+            rows = [(s.store, f"{escape_name(s.path)}\t{s.reason}"
+                              f"{f' ({escape_name(s.detail)})' if s.detail else ''}")
                     for s in await call(library.skipped, scope=scope)]
         else:
-            rows = [(f.store, f.path + ("" if f.state == "indexed" else "\t(pending)"))
+            rows = [(f.store, escape_name(f.path)
+                     + ("" if f.state == "indexed" else "\t(pending)"))
                     for f in await call(library.files, scope=scope)]
         lines: list[str] = []
         for store in dict.fromkeys(name for name, _ in rows):

@@ -41,6 +41,8 @@ class FileRecord:
     ext: str
     lang: str
     chunking: str = ""  # fingerprint of how it was cut (see definitions.chunking_fingerprint)
+    redacted: int = 0  # credential-shaped strings replaced by a marker (ingest/secrets.py)
+    rules: str = ""  # the secret rules it was read with (secrets.rules_fingerprint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +236,20 @@ class Catalog:
             "symbols": db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
         }
 
+    def withheld(self) -> dict[str, int]:
+        """What the secret rules kept out: files withheld whole, strings redacted (and in
+        how many files)."""
+        db = self.db
+        strings, files = db.execute(
+            "SELECT COALESCE(SUM(redacted), 0), COUNT(*) FROM files WHERE redacted > 0"
+        ).fetchone()
+        return {
+            "secret_files": db.execute(
+                "SELECT COUNT(*) FROM skipped WHERE reason='secret'").fetchone()[0],
+            "redacted_strings": int(strings),
+            "redacted_files": int(files),
+        }
+
     def document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many chunks hold each FTS term (lowercase tokens; absent terms are 0)."""
         if not terms:
@@ -251,16 +267,22 @@ class Catalog:
         return int(self.meta("chunks", "0") or 0)
 
     def put_file(self, db: sqlite3.Connection, path: str, *, size: int, mtime_ns: int,
-                 ext: str = "", lang: str = "", chunker: str = "", chunking: str = "") -> int:
+                 ext: str = "", lang: str = "", chunker: str = "", chunking: str = "",
+                 redacted: int = 0, rules: str = "") -> int:
         """Insert or update a file row with an empty hash (its vectors are not durable yet)."""
         db.execute(
-            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking)"
-            " VALUES (?, '', ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO files(path, hash, size, mtime_ns, ext, lang, chunker, chunking,"
+            " redacted, rules) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(path) DO UPDATE SET hash='', size=excluded.size,"
             " mtime_ns=excluded.mtime_ns, ext=excluded.ext, lang=excluded.lang,"
-            " chunker=excluded.chunker, chunking=excluded.chunking",
-            (path, size, mtime_ns, ext, lang, chunker, chunking))
+            " chunker=excluded.chunker, chunking=excluded.chunking,"
+            " redacted=excluded.redacted, rules=excluded.rules",
+            (path, size, mtime_ns, ext, lang, chunker, chunking, redacted, rules))
         return int(db.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0])
+
+    def set_rules(self, db: sqlite3.Connection, file_ids: Iterable[int], rules: str) -> None:
+        """Record that these files were checked with the secret rules `rules`."""
+        db.executemany("UPDATE files SET rules=? WHERE id=?", [(rules, i) for i in file_ids])
 
     def replace_chunks(self, db: sqlite3.Connection, file_id: int,
                        rows: Sequence[ChunkRow]) -> list[int]:
@@ -424,7 +446,8 @@ class Catalog:
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
-_FILE_COLUMNS = "id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking"
+_FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted,"
+                 " rules")
 
 
 def glob_escape(text: str) -> str:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from semlith.private import private_opener
+
 EXACT_NAME = "exact.f32"
 SAMPLE_EVERY = 4096
 
@@ -87,7 +89,7 @@ class ExactSidecar:
         records = np.empty(len(ids), dtype=self.dtype)
         records["id"] = ids
         records["vec"] = vectors
-        with open(self.path, "ab") as handle:
+        with open(self.path, "ab", opener=private_opener) as handle:
             handle.write(records.tobytes())
             handle.flush()
             os.fsync(handle.fileno())
@@ -99,7 +101,7 @@ class ExactSidecar:
         tmp = self.path.with_name(self.path.name + ".tmp")
         before = self.count()
         kept = 0
-        with open(tmp, "wb") as out:
+        with open(tmp, "wb", opener=private_opener) as out:
             for ids, vectors in self.scan():
                 keep = np.isin(ids, live, assume_unique=True)
                 records = np.empty(int(keep.sum()), dtype=self.dtype)

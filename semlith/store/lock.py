@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from semlith.errors import StoreLocked
+from semlith.private import private_opener
 
 LOCK_NAME = "index.lock"
 # Windows locks byte ranges; lock one far past the holder info so others can still read it.
@@ -88,7 +89,8 @@ class WriterLock:
         """Take the lock at once or raise StoreLocked naming the holder."""
         if self._handle is not None:
             return self
-        handle = open(self.folder / LOCK_NAME, "a+b")  # noqa: SIM115 - held until release()
+        handle = open(self.folder / LOCK_NAME, "a+b",  # noqa: SIM115 - held until release()
+                      opener=private_opener)
         if not _try_lock(handle):
             handle.close()
             info = read_holder(self.folder)

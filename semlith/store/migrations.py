@@ -100,4 +100,11 @@ MIGRATIONS: list[str] = [
     INSERT INTO chunks_fts(rowid, text, idents) SELECT id, text, idents FROM chunks;
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     """,
+    # 6: per file, how many credential-shaped strings were redacted (for `stats`) and the
+    # secret rules it was read with (ingest/secrets.py), so that files read before a rule
+    # changed are checked again, and only those.
+    """
+    ALTER TABLE files ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE files ADD COLUMN rules TEXT NOT NULL DEFAULT '';
+    """,
 ]

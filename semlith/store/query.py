@@ -146,8 +146,11 @@ def paths_under(catalog: Catalog, rel: str) -> list[str]:
         (rel, glob_escape(rel.rstrip("/")) + "/*"))]
 
 
-def file_with_hash(catalog: Catalog, digest: str, other_than: str) -> int | None:
-    """The id of a committed file with this content hash at another path, if any."""
-    row = catalog.db.execute("SELECT id FROM files WHERE hash=? AND path != ? LIMIT 1",
-                             (digest, other_than)).fetchone()
-    return None if row is None else int(row[0])
+def file_with_hash(catalog: Catalog, digest: str, other_than: str, rules: str
+                   ) -> tuple[int, int] | None:
+    """(id, strings redacted) of a committed file with this content hash at another
+    path, read under these secret rules, if there is one."""
+    row = catalog.db.execute(
+        "SELECT id, redacted FROM files WHERE hash=? AND path != ? AND rules=? LIMIT 1",
+        (digest, other_than, rules)).fetchone()
+    return None if row is None else (int(row[0]), int(row[1]))

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 from turbovec import IdMapIndex
 
+from semlith.private import make_private_folder, tighten
+
 SHARD_SPAN = 65536
 
 
@@ -232,8 +234,9 @@ class ShardSet:
                 if len(loaded.index) == 0:
                     path.unlink(missing_ok=True)
                 else:
-                    self.folder.mkdir(parents=True, exist_ok=True)
+                    make_private_folder(self.folder)
                     loaded.index.sync(str(path))
+                    tighten(path)  # turbovec writes it with the umask's mode
                 loaded.key = self._file_key(path)
                 loaded.nbytes = loaded.key[2] if loaded.key else 0
                 loaded.dirty = False

@@ -1,6 +1,8 @@
 """`Store`: one store folder on disk — catalog, vector shards, exact sidecar, writer lock.
 
-Opening reads no vectors. A writable open takes the writer lock and, if the previous
+Opening reads no vectors. The folder and its files are owner-only (`semlith.private`): a
+writable open tightens a store made before that, and adds `.gitignore` (`*`) so the store
+never shows in `git status`. A writable open takes the writer lock and, if the previous
 writer did not close cleanly, recovers: torn temp files and a torn sidecar tail are
 removed, trashed vector ids are removed from the shards, and unreadable shards are
 rebuilt from the exact sidecar.
@@ -17,13 +19,20 @@ from typing import Any
 import numpy as np
 
 from semlith.errors import StoreNotFound
+from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog
 from semlith.store.exact import EXACT_NAME, ExactSidecar
-from semlith.store.lock import WriterLock
+from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.shards import SHARD_SPAN, ShardSet
 
 SHARDS_DIR = "shards"
+GITIGNORE = ".gitignore"
+# What a store folder holds. Only these are made private, and the folder itself (and its
+# .gitignore) only when it holds nothing else: `--store DIR` may name a user's folder.
+STORE_FILES = frozenset({CATALOG_NAME, f"{CATALOG_NAME}-wal", f"{CATALOG_NAME}-shm",
+                         f"{CATALOG_NAME}-journal", EXACT_NAME, f"{EXACT_NAME}.tmp",
+                         LOCK_NAME, GITIGNORE, SHARDS_DIR})
 RESCORE_HEAD = 100
 # Compact exact.f32 once dead records pass this share of the file (and this many records).
 COMPACT_RATIO = 0.25
@@ -71,9 +80,11 @@ class Store:
         """Create an empty store (writable, locked). The model is fixed for its lifetime."""
         if dim <= 0 or dim % 8:
             raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
         lock = WriterLock(folder, command).acquire()
         try:
+            # SQLite gives the -wal and -shm files the mode of the database file.
+            create_private_file(folder / CATALOG_NAME)
             catalog = Catalog.open(folder / CATALOG_NAME, create=True)
             if catalog.meta("model") is None:
                 root = (root or folder.parent).resolve()
@@ -145,6 +156,7 @@ class Store:
 
     def _recover(self) -> None:
         """Make the store consistent after whatever the previous writer left behind."""
+        self._make_private()
         clean = self.catalog.meta("writer_clean", "1") == "1"
         with self.catalog.transaction():
             self.catalog.set_meta("writer_clean", 0)
@@ -159,6 +171,19 @@ class Store:
         self.recovered["trashed"] = self._empty_trash()
         if not clean:
             self.recovered["rebuilt_shards"] = self._verify_shards()
+
+    def _make_private(self) -> None:
+        """Owner-only files (a store made before stores were private is tightened), and
+        the folder owner-only and ignored by git when it is the store's own."""
+        names = {path.name for path in self.folder.iterdir()}
+        for name in names & STORE_FILES - {SHARDS_DIR}:
+            tighten(self.folder / name)
+        tighten_tree(self.folder / SHARDS_DIR)
+        if names <= STORE_FILES:
+            tighten(self.folder)
+            if GITIGNORE not in names:
+                with open(self.folder / GITIGNORE, "w", opener=private_opener) as file:
+                    file.write("# semlith's store: never committed\n*\n")
 
     def _verify_shards(self) -> int:
         """Rebuild shards that fail to load or miss a committed vector; returns how many.
@@ -307,6 +332,7 @@ class Store:
             "dim": self.dim,
             "generation": self.catalog.generation(),
             **self.catalog.counts(),
+            "withheld": self.catalog.withheld(),
             "exact_records": self.exact.count(),
             "chunked_by": self.catalog.chunkers(),
             "shards": shard_stats,
