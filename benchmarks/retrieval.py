@@ -278,7 +278,8 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     are, a chunking change embeds only chunk texts never seen before.
     """
     from semlith.api import App, open_for_index, open_stores, run_index, search
-    from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
+    from semlith.embed.models import load_embedder
+    from semlith.embed.text import DEFAULT_MODEL
     from semlith.settings import Settings
 
     settings = Settings.load()
@@ -290,8 +291,9 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
         vectors = VectorCache(cache / "vectors.db", name)
 
         def factory(wanted: str) -> Any:
-            return CachedEmbedder(FastEmbedder(wanted, cache_dir=settings.home / "models",
-                                               threads=settings.embed_threads), vectors)
+            return CachedEmbedder(load_embedder(wanted, home=settings.home,
+                                                models_dir=settings.models_dir,
+                                                threads=settings.embed_threads), vectors)
         workdir = cache / "stores"
         suffix = f"-{name.replace('/', '_')}-{ingest_fingerprint()}"
     else:

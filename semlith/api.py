@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
-from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
+from semlith.embed.text import DEFAULT_MODEL, Embedder
 from semlith.errors import ModelError, StoreNotFound
 from semlith.home import StoreEntry, register_store
 from semlith.indexer import Indexer, IndexReport, Progress
@@ -27,8 +28,8 @@ from semlith.store.locate import STORE_DIRNAME, find_store, require_store
 def fastembed_factory(settings: Settings, threads: int | None = None
                       ) -> Callable[[str], Embedder]:
     def load(name: str) -> Embedder:
-        return FastEmbedder(name, cache_dir=settings.home / "models",
-                            threads=threads or settings.embed_threads)
+        return load_embedder(name, home=settings.home, models_dir=settings.models_dir,
+                             threads=threads or settings.embed_threads)
     return load
 
 

@@ -67,10 +67,12 @@ def test_missing_models_fail_fast_saying_what_to_do(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[App, Path]]:
+def sample_store(tmp_path_factory: pytest.TempPathFactory,
+                 models_dir: Path) -> Iterator[tuple[App, Path]]:
     root = tmp_path_factory.mktemp("sample") / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    app = App(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home")}))
+    app = App(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home"),
+                                 "SEMLITH_MODELS": str(models_dir)}))
     store = api.open_for_index(app, [root], None, None)
     api.run_index(app, store)
     store.close()
