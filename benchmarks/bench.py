@@ -23,7 +23,8 @@ from harness import SCENARIOS, Context, Result, machine, write_json
 # Scenario modules register themselves on import. One whose optional dependency is
 # missing (usearch comes with the `bench` extra) is left out with a note.
 SCENARIO_MODULES = ["scenarios_store", "scenarios_index", "scenarios_chunk",
-                    "scenarios_daemon", "scenarios_watch", "scenarios_usearch"]
+                    "scenarios_daemon", "scenarios_watch", "scenarios_usearch",
+                    "scenarios_model"]
 MISSING: dict[str, str] = {}
 for _module in SCENARIO_MODULES:
     try:

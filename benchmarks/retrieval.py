@@ -284,7 +284,8 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     <cache>/vectors.db (see vector_cache.py): a ranking change reuses the stores as they
     are, a chunking change embeds only chunk texts never seen before.
     """
-    from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
+    from semlith.embed.models import load_embedder
+    from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import LocalLibrary
     from semlith.settings import Settings
     from semlith.types import Scope
@@ -295,13 +296,19 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     if cache is not None:
         from vector_cache import CachedEmbedder, VectorCache, ingest_fingerprint
 
-        vectors = VectorCache(cache / "vectors.db", name)
+        from semlith.embed.recipes import RECIPES
+
+        # A recipe model's vectors change with its recipe version: cache them apart.
+        recipe = RECIPES.get(name)
+        keyed = f"{name}@recipe{recipe.version}" if recipe else name
+        vectors = VectorCache(cache / "vectors.db", keyed)
 
         def factory(wanted: str) -> Any:
-            return CachedEmbedder(FastEmbedder(wanted, cache_dir=settings.home / "models",
-                                               threads=settings.embed_threads), vectors)
+            return CachedEmbedder(load_embedder(wanted, home=settings.home,
+                                                models_dir=settings.models_dir,
+                                                threads=settings.embed_threads), vectors)
         workdir = cache / "stores"
-        suffix = f"-{name.replace('/', '_')}-{ingest_fingerprint()}"
+        suffix = f"-{keyed.replace('/', '_')}-{ingest_fingerprint()}"
     else:
         suffix = ""
     library = LocalLibrary(settings, embedder_factory=factory)

@@ -14,8 +14,9 @@ import numpy as np
 from harness import Context, Metrics, Result, isolated, scenario, timed
 from synth import DIM, build_store
 
+from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
-from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
+from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
 from semlith.local import LocalLibrary
 from semlith.ranking.pipeline import DEPTH as CANDIDATES
 from semlith.search import Searcher, _keyword
@@ -138,8 +139,8 @@ QUESTIONS = [f"how does the {a} {b} work" for a, b in
                                ["handler", "timeout", "buffer", "encoding", "logger"])]
 
 
-def _query_at(store: Store, model: FastEmbedder, executor: ThreadPoolExecutor | None,
-              baseline: FastEmbedder) -> Metrics:
+def _query_at(store: Store, model: Embedder, executor: ThreadPoolExecutor | None,
+              baseline: Embedder) -> Metrics:
     cycle = itertools.cycle(QUESTIONS)
     embed = timed(lambda: model.embed_query(next(cycle)), runs=len(QUESTIONS))
     vector = model.embed_query(QUESTIONS[0])
@@ -172,8 +173,11 @@ def query(ctx: Context, sizes: list[int]) -> Result:
     out: Result = {}
     # As semlith.local.Engine sets it up: a one-thread query model, keyword lists on workers.
     perf = Settings.load().perf
-    model = FastEmbedder(threads=1 if perf else None)
-    baseline = FastEmbedder()
+    settings = Settings.load()
+    model = load_embedder(DEFAULT_MODEL, home=settings.home, models_dir=settings.models_dir,
+                          threads=1 if perf else None)
+    baseline = load_embedder(DEFAULT_MODEL, home=settings.home,
+                             models_dir=settings.models_dir)
     executor = ThreadPoolExecutor(2) if perf else None
     for size in sizes:
         store = Store.open(build_store(ctx.workdir, size, log=ctx.log, words=True),

@@ -20,8 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
+from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
-from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
+from semlith.embed.text import DEFAULT_MODEL, Embedder
 from semlith.errors import ModelError, SemlithError, StoreNotFound
 from semlith.home import register_store, registered_stores
 from semlith.indexer import Indexer, content_hash
@@ -80,9 +81,10 @@ class Engine:
 
 
 def _fastembed(settings: Settings, threads: int | None = None) -> Callable[[str], Embedder]:
+    """Loads a model by name: a recipe (built offline from its package) or fastembed's."""
     def load(name: str) -> Embedder:
-        return FastEmbedder(name, cache_dir=settings.home / "models",
-                            threads=threads or settings.embed_threads)
+        return load_embedder(name, home=settings.home, models_dir=settings.models_dir,
+                             threads=threads or settings.embed_threads)
     return load
 
 

@@ -25,7 +25,11 @@ SETTINGS_DOC: dict[str, str] = {
     "brute-force scan, caches are off) so a regression can be bisected in one step.",
     "SEMLITH_STORE": "Stores to search when `--store` is not given, as a PATH-style list "
     "(`:`-separated; `;` on Windows).",
-    "SEMLITH_EMBED_THREADS": "Threads for the embedding model (default: the number of CPUs).",
+    "SEMLITH_EMBED_THREADS": "Threads for the embedding model while indexing (default: "
+    "2, or 1 on a one-CPU machine; queries always use 1). See docs/performance.md, "
+    "\"Models\".",
+    "SEMLITH_MODELS": "Folder for built and downloaded embedding models (default "
+    "`SEMLITH_HOME/models`); share one between homes to build each model once.",
     "SEMLITH_PORT": "Port of the daemon on 127.0.0.1 (default 7365; `serve --port` wins).",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
@@ -66,12 +70,19 @@ class Settings:
     embed_threads: int | None = None
     port: int = 7365
     ranking: Weights = field(default_factory=Weights)
+    models: Path | None = None  # None: home / "models"
+
+    @property
+    def models_dir(self) -> Path:
+        """Where built recipe models and fastembed downloads live."""
+        return self.models if self.models is not None else self.home / "models"
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None, **flags: Any) -> Settings:
         """Resolve settings from `flags` (None means "not given"), then `env`, then defaults."""
         env = os.environ if env is None else env
         home_raw = env.get("SEMLITH_HOME", "").strip()
+        models_raw = env.get("SEMLITH_MODELS", "").strip()
         settings = cls(
             home=Path(home_raw).expanduser() if home_raw else Path.home() / ".semlith",
             index_memory_mb=_env_int(env, "SEMLITH_INDEX_MEMORY") or 512,
@@ -81,6 +92,7 @@ class Settings:
             embed_threads=_env_int(env, "SEMLITH_EMBED_THREADS"),
             port=_env_port(env),
             ranking=Weights.parse(env.get("SEMLITH_RANKING", "")),
+            models=Path(models_raw).expanduser() if models_raw else None,
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

@@ -12,11 +12,25 @@ from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 
 
+@pytest.fixture(scope="session", autouse=True)
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One models folder for the whole session: each recipe model is built once.
+
+    Set for the session (not per test) so module-scoped daemons and subprocesses, which
+    start before per-test fixtures, share it too.
+    """
+    folder = tmp_path_factory.mktemp("models")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SEMLITH_MODELS", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
-def semlith_home(tmp_path_factory: pytest.TempPathFactory,
+def semlith_home(tmp_path_factory: pytest.TempPathFactory, models_dir: Path,
                  monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("SEMLITH_HOME", str(home))
+    monkeypatch.setenv("SEMLITH_MODELS", str(models_dir))
     for name in ("SEMLITH_INDEX_MEMORY", "SEMLITH_PERF", "SEMLITH_STORE", "SEMLITH_PORT"):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -67,11 +67,12 @@ def test_missing_models_fail_fast_saying_what_to_do(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory: pytest.TempPathFactory
+def sample_store(tmp_path_factory: pytest.TempPathFactory, models_dir: Path
                  ) -> Iterator[tuple[LocalLibrary, Path]]:
     root = tmp_path_factory.mktemp("sample") / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    library = LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home")}))
+    library = LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(root.parent / "home"),
+                                              "SEMLITH_MODELS": str(models_dir)}))
     library.index([str(root)])
     yield library, root / ".semlith"
     library.close()

@@ -99,21 +99,31 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
 
 @main.command()
-@click.option("--download", metavar="NAME", help="Fetch model NAME now (needs network).")
+@click.option("--download", metavar="NAME", help="Fetch fastembed model NAME now (needs network).")
+@click.option("--build", "build", metavar="NAME",
+              help="Build recipe model NAME now from its installed package (offline).")
 @click.pass_context
-def models(ctx: click.Context, download: str | None) -> None:
-    """List embedding models: the offline default and fastembed's catalogue."""
-    from semlith.embed.text import FastEmbedder, list_models
+def models(ctx: click.Context, download: str | None, build: str | None) -> None:
+    """List embedding models: recipes built from installed packages, then fastembed's."""
+    from semlith.embed import models as embed_models
+    from semlith.embed.text import FastEmbedder
 
-    home = env(ctx).get_settings().home
+    settings = env(ctx).get_settings()
+    home, folder = settings.home, settings.models_dir
     with errors():
+        if build:
+            built = embed_models.build_model(build, home, models_dir=folder)
+            click.echo(f"{build}: built in {built}")
+            return
         if download:
-            model = FastEmbedder(download, cache_dir=home / "models", download=True)
+            model = FastEmbedder(download, cache_dir=folder, download=True)
             click.echo(f"{download}: ready ({model.dim} dimensions)")
             return
-        for info in list_models(home / "models"):
-            mark = "installed" if info.installed else "download"
-            click.echo(f"{info.name:48} {info.dim:5}  {mark:9}  {info.description[:60]}")
+        for e in embed_models.model_catalog(home, models_dir=folder):
+            size = f"{e.size_mb:.0f} MB" if e.size_mb else ""
+            name = e.name + (" (default)" if e.default else "")
+            click.echo(f"{name:44} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:36}  "
+                       f"{e.source}")
 
 
 @main.command()
