@@ -45,6 +45,7 @@ from semlith.ingest.walk import (
 )
 from semlith.languages import language_of
 from semlith.pace import TARGET_SECONDS, Pace, estimate_total
+from semlith.roles import Role, file_role
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
@@ -120,6 +121,7 @@ class Indexer:
         if interrupted:
             report.interrupted, report.resumed = True, report.unchanged
         todo = self._reuse(todo, scopes, report)
+        todo.sort(key=_embed_order)
         self._embed_all(todo, report, start, time_budget)
         if report.complete:
             with catalog.transaction():
@@ -417,6 +419,21 @@ class Indexer:
         eta = self._pace.eta(chunks - report.chunks) if chunks else None
         self.on_progress(Progress("embed", done, total, report.chunks, self._pace.rate or 0.0,
                                   eta, path, chunks_total=chunks))
+
+
+# The order files are embedded in: what questions are most often about first, so that a
+# large first run answers for its source early while tests, docs and the rest catch up
+# (each file is keyword-searchable as soon as it is cut, whatever its place).
+_EMBED_RANK = {Role.SOURCE: 0, Role.DECLARATIONS: 1, Role.LEGACY: 1, Role.CONFIG: 2,
+               Role.DOCS: 2, Role.EXAMPLE: 3, Role.TEST: 4, Role.BENCHMARK: 4,
+               Role.SNAPSHOT: 5, Role.CHANGELOG: 5, Role.COMMUNITY: 5, Role.VENDORED: 6,
+               Role.GENERATED: 6}
+
+
+def _embed_order(item: _Todo) -> tuple[int, int, str]:
+    """Source before docs before tests before vendored and generated files; within a
+    role the most recently changed first (what someone works on now)."""
+    return (_EMBED_RANK.get(file_role(item.cand.rel), 3), -item.cand.mtime_ns, item.cand.rel)
 
 
 def _kind(rel: str) -> dict[str, str]:

@@ -190,6 +190,7 @@ class StoreStats(Value):
     chunks: int
     symbols: int
     exact_records: int
+    pending_chunks: int = 0  # of pending files: keyword-searchable, not yet embedded
     chunked_by: dict[str, int] = field(default_factory=dict)
     shards: dict[str, Any] = field(default_factory=dict)
     recovered: dict[str, int] = field(default_factory=dict)

@@ -245,3 +245,52 @@ def test_names_that_are_not_utf8_or_hold_a_newline_do_not_stop_the_run(
     # Named on the command line (or by a watcher) it is skipped the same way.
     again = index(tree, settings, paths=[bad])
     assert again.complete and again.skipped == 1
+
+
+def test_source_is_embedded_first_and_the_newest_first_within_a_role(
+        tmp_path: Path, settings: Settings) -> None:
+    """A large first run answers questions about the source early (issue 11)."""
+    root = tmp_path / "proj"
+    files = {"tests/test_app.py": "def test_app():\n    assert True\n",
+             "CHANGELOG.md": "# Changes\n\n- fixed things\n",
+             "docs/guide.md": "# Guide\n\nHow to use it.\n",
+             "app/old.py": "def old_code():\n    return 1\n",
+             "app/new.py": "def new_code():\n    return 2\n"}
+    for n, (rel, text) in enumerate(files.items()):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        os.utime(path, ns=(n * 10**9, n * 10**9))  # later in the dict: changed later
+    os.utime(root / "app" / "old.py", ns=(10**9, 10**9))
+    embedded: list[str] = []
+
+    class Ordered(HashEmbedder):
+        def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+            embedded.extend(texts)
+            return super().embed_documents(texts)
+
+    LocalLibrary(settings, embedder_factory=lambda n: Ordered(n)).index([str(root)])
+    order = [next(rel for rel, text in files.items() if text.splitlines()[-1].strip() in t)
+             for t in embedded]
+    firsts = list(dict.fromkeys(order))
+    assert firsts == ["app/new.py", "app/old.py", "docs/guide.md", "tests/test_app.py",
+                      "CHANGELOG.md"], firsts
+
+
+def test_stats_say_how_much_waits_for_embedding(tree: Path, settings: Settings) -> None:
+    """Rows are written (keyword-searchable) before their vectors: a run stopped between
+    the two leaves chunks that `stats` counts as not embedded yet."""
+    class Stopped(HashEmbedder):
+        def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LocalLibrary(settings, embedder_factory=lambda n: Stopped(n)).index([str(tree)])
+    library = LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n))
+    scope = Scope((str(tree / ".semlith"),))
+    (before,) = library.stats(scope=scope)
+    assert before.pending_chunks > 0 and before.pending_files > 0
+    assert find(tree, settings, "RetryPolicy")[0] == "net/retry.py"  # by keyword already
+    library.index([str(tree)])
+    (after,) = library.stats(scope=scope)
+    assert after.pending_chunks == 0 and after.chunks >= before.pending_chunks

@@ -135,7 +135,9 @@ def stats(info: StoreStats) -> str:
         f"root       {info.root}",
         f"model      {info.model} ({info.dim} dimensions)",
         f"files      {info.files} ({info.pending_files} pending)",
-        f"chunks     {info.chunks}",
+        f"chunks     {info.chunks}" + (f" ({info.pending_chunks} not embedded yet: found by "
+                                        "keyword and symbol, not by meaning)"
+                                        if info.pending_chunks else ""),
         "chunked by " + ", ".join(f"{how or 'unknown'}: {n}"
                                   for how, n in info.chunked_by.items()),
         f"shards     {shards['shards']}, {shards['resident']} resident "

@@ -217,7 +217,9 @@ def build_mcp(library: Library) -> MCPServer:
         out = []
         for info in await call(library.stats, scope=await scope_of(ctx, stores)):
             out.append(f"{info.name}: root {info.root}, {info.files} files "
-                       f"({info.pending_files} pending), {info.chunks} chunks, model "
+                       f"({info.pending_files} pending), {info.chunks} chunks"
+                       + (f" ({info.pending_chunks} not embedded yet)"
+                          if info.pending_chunks else "") + ", model "
                        f"{info.model}, indexing {info.indexing}")
             if info.watch:
                 out.append("  " + describe_watch(info.watch))

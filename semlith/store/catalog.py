@@ -233,6 +233,10 @@ class Catalog:
             "files": db.execute("SELECT COUNT(*) FROM files").fetchone()[0],
             "pending_files": db.execute("SELECT COUNT(*) FROM files WHERE hash=''").fetchone()[0],
             "chunks": db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            # chunks of pending files: keyword-searchable, their vectors not committed yet
+            "pending_chunks": db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE file_id IN "
+                "(SELECT id FROM files WHERE hash='')").fetchone()[0],
             "symbols": db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
         }
 
