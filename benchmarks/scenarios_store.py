@@ -26,7 +26,7 @@ def scan(ctx: Context, sizes: list[int]) -> Result:
         store = Store.open(folder, settings=Settings.load())
         truth = [set((np.argsort(-(exact @ q))[:10] + 1).tolist()) for q in queries]
         got = [{i for i, _ in store.dense_search(q, 10)} for q in queries]
-        raw = [set(store.shards.search(q, 10)[1].tolist()) for q in queries]
+        raw = [set(store.vectors.shards.search(q, 10)[1].tolist()) for q in queries]
         recall = sum(len(g & t) for g, t in zip(got, truth, strict=True)) / (10 * len(queries))
         raw_recall = sum(len(g & t) for g, t in zip(raw, truth, strict=True)) / (
             10 * len(queries))
@@ -82,10 +82,10 @@ def _search_under_budget(folder: str, budget_mb: int, n_queries: int) -> Metrics
     def one() -> None:
         nonlocal peak
         store.dense_search(queries[next(it) % n_queries], 10)
-        peak = max(peak, store.shards.stats().resident_bytes)
+        peak = max(peak, store.vectors.shards.stats().resident_bytes)
 
     times = timed(one, runs=n_queries, warmup=3)
-    stats = store.shards.stats()
+    stats = store.vectors.shards.stats()
     return {**times, "budget_mb": budget_mb, "resident_mb_peak": round(peak / (1 << 20), 1),
             "resident_shards": stats.resident, "shards": stats.shards,
             "shard_reads_per_query": round(stats.reads_per_query / max(1, stats.queries), 2),
@@ -129,7 +129,7 @@ def _rewrite_one_file(folder: str, rounds: int) -> Metrics:
         samples.append(time.perf_counter() - start)
         written.append(_io_written() - start_io)
     # For comparison: rewriting a whole full shard (the rejected write()-per-change design).
-    shard = next(iter(store.shards.listing().values()))
+    shard = next(iter(store.vectors.shards.listing().values()))
     start_io = _io_written()
     from turbovec import IdMapIndex
 

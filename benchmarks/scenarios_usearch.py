@@ -31,7 +31,7 @@ if importlib.util.find_spec("usearch") is None:
     raise ImportError("usearch is not installed")
 
 K = 10
-HEAD = 100  # candidates rescored exactly, as in production (store.RESCORE_HEAD)
+HEAD = 100  # candidates rescored exactly, as in production (vectors.RESCORE_HEAD)
 SEARCH_THREADS = 1
 BUILD_THREADS = 0  # 0: usearch uses every core
 EF_SWEEP = (256, 512)  # expansion_search values tried beside usearch's default

@@ -272,7 +272,7 @@ class Indexer:
             return False
         twin, redacted = match
         source = catalog.chunk_rows(twin)
-        found, vectors = self.store.exact.fetch(np.array([i for i, _ in source], np.uint64))
+        found, vectors = self.store.vectors.fetch(np.array([i for i, _ in source], np.uint64))
         if not source or not found.all():
             return False
         chunker, chunking = catalog.file_chunker(twin)

@@ -15,6 +15,7 @@ import pytest
 
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.store.vectors import LocalSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,15 +31,17 @@ def assert_consistent(folder: Path, settings: Settings) -> Store:
     leftovers = [p for p in folder.rglob("*") if ".tmp" in p.name]
     assert leftovers == [], f"temp files survived the locked open: {leftovers}"
     committed = store.catalog.vector_ids()
-    found, _ = store.exact.fetch(committed)
+    space = store.vectors
+    assert isinstance(space, LocalSpace)
+    found, _ = space.exact.fetch(committed)
     assert found.all(), "a committed chunk has no exact vector"
-    for first in store.shards.listing():
+    for first in space.shards.listing():
         part = committed[(committed >= first) & (committed < first + 65536)]
-        assert store.shards.holds_all(first, part), f"shard {first} misses committed vectors"
-    shard_firsts = set(store.shards.listing())
+        assert space.shards.holds_all(first, part), f"shard {first} misses committed vectors"
+    shard_firsts = set(space.shards.listing())
     assert all(int(i) // 65536 * 65536 in shard_firsts for i in committed)
     if len(committed):
-        vec = store.exact.fetch(committed[:1])[1][0]
+        vec = space.exact.fetch(committed[:1])[1][0]
         assert store.dense_search(vec, 1)[0][0] == int(committed[0])
     return store
 

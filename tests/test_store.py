@@ -55,7 +55,7 @@ def test_changing_a_files_chunks_removes_its_old_vectors(make_store: MakeStore) 
     assert min(new) > max(old)
     found = {i for i, _ in store.dense_search(vecs[0], 20)}
     assert found == set(new)
-    assert not any(store.shards.holds_all(0, np.array([i], np.uint64)) for i in old)
+    assert not any(store.vectors.shards.holds_all(0, np.array([i], np.uint64)) for i in old)
     assert store.catalog.trash().size == 0
 
 
@@ -122,6 +122,27 @@ def test_corrupt_shard_answers_exactly_then_is_rebuilt(make_store: MakeStore,
     writer.close()
 
 
+def test_corrupt_shard_with_pending_trash_is_rebuilt(make_store: MakeStore,
+                                                     settings: Settings) -> None:
+    """The trash is emptied after the vector space's repair: removing trashed ids from
+    a corrupt shard first made every writable open fail."""
+    store = make_store()
+    add_file(store, "a.py", unit_vectors(5, 32))
+    vecs = unit_vectors(5, 32, seed=3)
+    kept = add_file(store, "b.py", vecs)
+    with store.catalog.transaction() as db:
+        store.catalog.delete_files(db, ["a.py"])
+    store.catalog.set_meta("writer_clean", 0)
+    store.catalog.close()
+    store.lock.release()  # type: ignore[union-attr]
+    (store.folder / "shards" / shard_name(0)).write_bytes(b"\x00" * 100)
+    writer = Store.open(store.folder, settings=settings, writable=True)
+    assert writer.recovered["rebuilt_shards"] == 1
+    assert writer.recovered["trashed"] == 5
+    assert {i for i, _ in writer.dense_search(vecs[0], 10)} == set(kept)
+    writer.close()
+
+
 def test_lost_vectors_send_their_file_back_to_pending(make_store: MakeStore,
                                                       settings: Settings) -> None:
     store = make_store()
@@ -138,11 +159,11 @@ def test_lost_vectors_send_their_file_back_to_pending(make_store: MakeStore,
 
 def test_exact_sidecar_is_compacted_past_threshold(make_store: MakeStore,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("semlith.store.store.COMPACT_MIN", 10)
+    monkeypatch.setattr("semlith.store.vectors.COMPACT_MIN", 10)
     store = make_store()
     add_file(store, "a.py", unit_vectors(40, 32))
     add_file(store, "a.py", unit_vectors(5, 32, seed=1), digest="h2")
-    assert store.exact.count() == 5
+    assert store.vectors.exact.count() == 5
 
 
 def test_pending_rows_are_keyword_searchable_before_vectors(make_store: MakeStore) -> None:

@@ -1,18 +1,21 @@
-"""`Store`: one store folder on disk — catalog, vector shards, exact sidecar, writer lock.
+"""`Store`: one store folder on disk — catalog, vector space, writer lock.
+
+The catalog (SQL) knows which chunks exist; the vector space (`semlith.store.vectors`:
+the 4-bit shards and the exact sidecar) holds their vectors, and the store calls it only
+through the `VectorSpace` protocol.
 
 Opening reads no vectors. The folder and its files are owner-only (`semlith.private`): a
 writable open tightens a store made before that, and adds `.gitignore` (`*`) so the store
-never shows in `git status`. A writable open takes the writer lock and, if the previous
-writer did not close cleanly, recovers: torn temp files and a torn sidecar tail are
-removed, trashed vector ids are removed from the shards, and unreadable shards are
-rebuilt from the exact sidecar.
+never shows in `git status`. A writable open takes the writer lock and recovers: the
+vector space repairs what the last writer left (temp files, a torn sidecar tail and,
+after an unclean close, shards that fail to load or miss a vector), files whose vectors
+are lost go back to pending, and trashed vector ids are removed.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +25,16 @@ from semlith.errors import StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog
-from semlith.store.exact import EXACT_NAME, ExactSidecar
+from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME, WriterLock
-from semlith.store.shards import SHARD_SPAN, ShardSet
+from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
-SHARDS_DIR = "shards"
 GITIGNORE = ".gitignore"
 # What a store folder holds. Only these are made private, and the folder itself (and its
 # .gitignore) only when it holds nothing else: `--store DIR` may name a user's folder.
 STORE_FILES = frozenset({CATALOG_NAME, f"{CATALOG_NAME}-wal", f"{CATALOG_NAME}-shm",
                          f"{CATALOG_NAME}-journal", EXACT_NAME, f"{EXACT_NAME}.tmp",
                          LOCK_NAME, GITIGNORE, SHARDS_DIR})
-RESCORE_HEAD = 100
-# Compact exact.f32 once dead records pass this share of the file (and this many records).
-COMPACT_RATIO = 0.25
-COMPACT_MIN = 4096
 
 
 class Store:
@@ -51,8 +49,8 @@ class Store:
         dim = int(catalog.meta("dim", "0") or 0)
         self.dim = dim
         self.model = catalog.meta("model", "") or ""
-        self.exact = ExactSidecar(folder / EXACT_NAME, dim)
-        self.shards = ShardSet(folder / SHARDS_DIR, dim, settings.index_memory_mb << 20)
+        self.vectors: VectorSpace = LocalSpace(folder, dim, settings.index_memory_mb << 20,
+                                               settings.perf)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
 
@@ -140,11 +138,11 @@ class Store:
 
     def close(self) -> None:
         if self.writable:
-            self.shards.flush()
+            self.vectors.durable()
             with self.catalog.transaction():
                 self.catalog.set_meta("writer_clean", 1)
         self.catalog.close()
-        self.exact.close()
+        self.vectors.close()
         if self.lock is not None:
             self.lock.release()
 
@@ -160,17 +158,13 @@ class Store:
         clean = self.catalog.meta("writer_clean", "1") == "1"
         with self.catalog.transaction():
             self.catalog.set_meta("writer_clean", 0)
-        self.recovered = {
-            "temp_files": len(self.shards.remove_temp_files()),
-            "torn_bytes": self.exact.repair(),
-        }
-        tmp = self.exact.path.with_name(self.exact.path.name + ".tmp")
-        if tmp.exists():
-            tmp.unlink()
-            self.recovered["temp_files"] += 1
-        self.recovered["trashed"] = self._empty_trash()
-        if not clean:
-            self.recovered["rebuilt_shards"] = self._verify_shards()
+        counts, lost = self.vectors.recover(self.catalog.vector_ids, clean)
+        if lost:  # a committed chunk whose vector the disk lost: embed its file again
+            with self.catalog.transaction() as db:
+                self.catalog.reset_files_of_chunks(db, lost)
+        # After the space's repair, so that removing the trash never reads a shard the
+        # repair would have rebuilt (a corrupt one would fail the open).
+        self.recovered = {**counts, "trashed": self._empty_trash()}
 
     def _make_private(self) -> None:
         """Owner-only files (a store made before stores were private is tightened), and
@@ -185,31 +179,6 @@ class Store:
                 with open(self.folder / GITIGNORE, "w", opener=private_opener) as file:
                     file.write("# semlith's store: never committed\n*\n")
 
-    def _verify_shards(self) -> int:
-        """Rebuild shards that fail to load or miss a committed vector; returns how many.
-
-        A committed chunk whose vector is in neither place (the disk lost it) sends its
-        file back to pending, so the next index run embeds it again.
-        """
-        live = self.catalog.vector_ids()
-        wanted = {int(f) for f in np.unique((live // SHARD_SPAN) * SHARD_SPAN)}
-        listing = self.shards.listing()
-        rebuilt = 0
-        for first in sorted(wanted | set(listing)):
-            expect = live[(live >= first) & (live < first + SHARD_SPAN)]
-            if first in listing and self.shards.holds_all(first, expect):
-                continue
-            self.shards.rebuild(first, self.exact.scan, expect)
-            rebuilt += 1
-        if rebuilt:
-            self.shards.flush()
-            found, _ = self.exact.fetch(live)
-            lost = [int(i) for i in live[~found]]
-            if lost:
-                with self.catalog.transaction() as db:
-                    self.catalog.reset_files_of_chunks(db, lost)
-        return rebuilt
-
     # -- writing -------------------------------------------------------------------------
 
     def _require_writer(self) -> None:
@@ -217,15 +186,9 @@ class Store:
             raise PermissionError(f"store {str(self.folder)!r} is open read-only")
 
     def add_vectors(self, ids: Sequence[int] | np.ndarray, vectors: np.ndarray) -> None:
-        """Store vectors for chunk ids (increasing); durable in the sidecar at once."""
+        """Store vectors for chunk ids (increasing); durable in the space's log at once."""
         self._require_writer()
-        ids = np.asarray(ids, dtype=np.uint64)
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        if vectors.shape != (len(ids), self.dim):
-            raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), "
-                             f"got {vectors.shape}")
-        self.exact.append(ids, vectors)
-        self.shards.add(ids, vectors)
+        self.vectors.add(np.asarray(ids, dtype=np.uint64), vectors)
 
     def checkpoint(self, done: Iterable[tuple[int, str]] = ()) -> int:
         """Make vectors durable, drop trashed ones, then commit `done` (file id, hash).
@@ -234,33 +197,31 @@ class Store:
         anywhere before leaves those files pending, to be redone by the next run.
         """
         self._require_writer()
-        self.shards.flush()
+        self.vectors.durable()
         self._empty_trash()
         with self.catalog.transaction() as db:
             self.catalog.commit_hashes(db, done)
             generation = self.catalog.bump_generation(db)
-        self._maybe_compact()
+        self.vectors.maybe_compact(self._chunks_upto, self._chunk_ids)
         return generation
 
     def _empty_trash(self) -> int:
         trash = self.catalog.trash()
         if len(trash):
-            self.shards.remove(trash)
-            self.shards.flush()
+            self.vectors.remove(trash)
+            self.vectors.durable()
             with self.catalog.transaction() as db:
                 self.catalog.clear_trash(db, trash)
         return len(trash)
 
-    def _maybe_compact(self) -> None:
-        records = self.exact.count()
-        if records < COMPACT_MIN:
-            return
-        live = self.catalog.db.execute("SELECT COUNT(*) FROM chunks WHERE id <= ?",
-                                       (self.exact.last_id(),)).fetchone()[0]
-        dead = records - live
-        if dead >= COMPACT_MIN and dead >= COMPACT_RATIO * records:
-            ids = (r[0] for r in self.catalog.db.execute("SELECT id FROM chunks ORDER BY id"))
-            self.exact.compact(ids)
+    def _chunks_upto(self, last: int) -> int:
+        """How many chunks exist with an id up to `last` (for the space's compaction)."""
+        row = self.catalog.db.execute("SELECT COUNT(*) FROM chunks WHERE id <= ?",
+                                      (last,)).fetchone()
+        return int(row[0])
+
+    def _chunk_ids(self) -> Iterator[int]:
+        return (r[0] for r in self.catalog.db.execute("SELECT id FROM chunks ORDER BY id"))
 
     # -- searching -----------------------------------------------------------------------
 
@@ -274,23 +235,10 @@ class Store:
         `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
         the reference answer).
         """
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.dim:
-            raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
-        want = max(k, rescore)
-        if not self.settings.perf:
-            return self._live(self._exact_scan(query, want + 32, allowlist), live)[:k]
-        try:
-            approx_scores, ids = self.shards.search(query, want, allowlist)
-        except (ValueError, OSError) as exc:  # a shard corrupt on disk: answer exactly instead
-            self.shards.note_unreadable(str(exc))
-            return self._live(self._exact_scan(query, want + 32, allowlist), live)[:k]
-        found, vectors = self.exact.fetch(ids)
-        scores = approx_scores.astype(np.float32)
-        if found.any():
-            scores[found] = vectors @ query
-        order = np.argsort(-scores, kind="stable")
-        return self._live([(int(ids[i]), float(scores[i])) for i in order], live)[:k]
+        # Liveness drops ids: rank the whole rescored head, then cut to k.
+        want = max(k, rescore) if live else k
+        ranked = self.vectors.search(query, want, allowlist=allowlist, rescore=rescore)
+        return self._live(ranked, live)[:k]
 
     def _live(self, ranked: list[tuple[int, float]], check: bool) -> list[tuple[int, float]]:
         """Drop ids whose chunk no longer exists (a writer may not have trashed them yet)."""
@@ -301,28 +249,10 @@ class Store:
             f"SELECT id FROM chunks WHERE id IN ({marks})", [i for i, _ in ranked])}
         return [(i, s) for i, s in ranked if i in alive]
 
-    def _exact_scan(self, query: np.ndarray, k: int,
-                    allowlist: np.ndarray | None) -> list[tuple[int, float]]:
-        best_ids = np.empty(0, np.uint64)
-        best_scores = np.empty(0, np.float32)
-        allow = None if allowlist is None else np.asarray(allowlist, np.uint64)
-        for ids, vectors in self.exact.scan():
-            scores = vectors @ query
-            if allow is not None:
-                keep = np.isin(ids, allow)
-                ids, scores = ids[keep], scores[keep]
-            best_ids = np.concatenate([best_ids, ids])
-            best_scores = np.concatenate([best_scores, scores])
-            if len(best_ids) > k:
-                top = np.argpartition(-best_scores, k)[:k]
-                best_ids, best_scores = best_ids[top], best_scores[top]
-        order = np.argsort(-best_scores, kind="stable")
-        return [(int(best_ids[i]), float(best_scores[i])) for i in order]
-
     # -- reporting -----------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        shard_stats = asdict(self.shards.stats())
+        vectors = self.vectors.stats()
         return {
             "name": self.name,
             "folder": str(self.folder),
@@ -333,8 +263,8 @@ class Store:
             "generation": self.catalog.generation(),
             **self.catalog.counts(),
             "withheld": self.catalog.withheld(),
-            "exact_records": self.exact.count(),
+            "exact_records": vectors.pop("exact_records"),
             "chunked_by": self.catalog.chunkers(),
-            "shards": shard_stats,
+            "shards": vectors,
             "recovered": dict(self.recovered),
         }
