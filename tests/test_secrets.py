@@ -115,6 +115,23 @@ def test_content_shapes() -> None:
         == "netrc"
 
 
+def test_a_file_that_starts_with_indented_lines_is_judged_at_once() -> None:
+    """An Apache LICENSE opens with centred (indented) lines: the key test once
+    backtracked exponentially on them and stopped every index run that met one."""
+    import threading
+
+    license_head = "".join(f"{' ' * 30}line {n} of a centred title\n" for n in range(200))
+    answers: list[str | None] = []
+    worker = threading.Thread(target=lambda: answers.append(
+        secret_content("LICENSE", (license_head + "Terms and conditions\n").encode())),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert answers == [None], "secret_content did not return within 30 s"
+    indented = "  -----BEGIN RSA PRIVATE KEY-----\n" + private_key(random.Random(2), "RSA")
+    assert secret_content("LICENSE", indented.encode()) == "private key"
+
+
 def test_code_that_handles_secrets_is_not_withheld() -> None:
     code = ('"""Parse PEM files."""\nHEADER = "-----BEGIN " + "RSA PRIVATE KEY-----"\n'
             "aws_secret_access_key = os.environ['AWS_SECRET_ACCESS_KEY']\n"

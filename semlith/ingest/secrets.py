@@ -79,9 +79,8 @@ def secret_name(name: str) -> str | None:
 _KEYSTORE_MAGIC = (b"\xfe\xed\xfe\xed", b"\xce\xce\xce\xce")  # JKS, JCEKS
 # File types whose whole content may be a credentials file; code is judged by `redact`.
 _DATA_LANGUAGES = frozenset({"text", "ini", "json", "yaml", "toml", "csv", "xml"})
-_PRIVATE_KEY_FILE = re.compile(
-    r"\A\s*(?:(?:Bag Attributes|Key Attributes|[ \t])[^\n]*\n\s*)*"
-    r"(?:-----BEGIN [A-Z0-9 ]+-----|PuTTY-User-Key-File-\d)")
+_KEY_START = re.compile(r"-----BEGIN [A-Z0-9 ]+-----|PuTTY-User-Key-File-\d")
+_KEY_ATTRIBUTES = ("Bag Attributes", "Key Attributes")  # what openssl pkcs12 writes first
 _PRIVATE_KEY = re.compile(r"PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
 _GIT_CREDENTIAL = re.compile(r"https?://[^\s:@/]+:[^\s@/]+@\S+")
 _HTPASSWD = re.compile(r"[^:\s]+:(?:\$apr1\$|\{SHA\}|\$2[aby]\$|\$[156]\$)\S+")
@@ -131,6 +130,22 @@ def _env_shaped(text: str) -> bool:
                for m in matches)
 
 
+def _opens_like_a_key(head: str) -> bool:
+    """Whether the first line that is not blank, indented or a PKCS#12 attribute line
+    opens a PEM block or a PuTTY key. Line by line: a single regex over the head
+    backtracked exponentially on files that start with indented lines (an Apache
+    LICENSE took minutes)."""
+    for line in head.split("\n"):
+        text = line.strip()
+        if not text:
+            continue
+        if _KEY_START.match(text):
+            return True
+        if line[0] not in " \t" and not text.startswith(_KEY_ATTRIBUTES):
+            return False
+    return False
+
+
 def secret_content(rel: str, data: bytes) -> str | None:
     """Why a file with these bytes is withheld whole, or None (only its head is read).
 
@@ -141,7 +156,7 @@ def secret_content(rel: str, data: bytes) -> str | None:
     if data[:4] in _KEYSTORE_MAGIC:
         return "keystore"
     head = data[:CONTENT_SNIFF_BYTES].decode("latin-1").replace("\r\n", "\n")
-    if _PRIVATE_KEY_FILE.match(head) and _PRIVATE_KEY.search(head):
+    if _opens_like_a_key(head) and _PRIVATE_KEY.search(head):
         return "private key"
     language = language_of(rel)
     if language is not None and language.name not in _DATA_LANGUAGES:
