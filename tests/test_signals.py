@@ -75,12 +75,25 @@ def test_roles_follow_each_ecosystems_test_convention() -> None:
 # -- file-level evidence -------------------------------------------------------------------
 
 def test_several_good_chunks_of_one_file_outweigh_one_slightly_better_chunk() -> None:
-    recs = records("routing.py", "routing.py", "routing.py", "small.py")
-    scores = {1: 0.50, 2: 0.45, 3: 0.40, 4: 0.55}
+    others = [f"other{n}.py" for n in range(30)]
+    recs = records("routing.py", "routing.py", "routing.py", "small.py", *others)
+    scores = {1: 0.50, 2: 0.45, 3: 0.40, 4: 0.55,
+              **{5 + n: 0.10 + 0.003 * n for n in range(30)}}  # the weak rest of the head
     assert best_first(scores)[0] == 4
     ranked = best_first(files.apply(scores, ctx("how are routes registered", recs, files=0.5)))
     assert ranked[0] == 1 and ranked.index(1) < ranked.index(2) < ranked.index(3)
     assert files.apply(scores, ctx("x", recs, files=0)) == scores
+
+
+def test_many_weak_chunks_of_one_file_do_not_outweigh_one_strong_answer() -> None:
+    """A small project: every chunk is a candidate, most barely match. Only what a chunk
+    scores above most candidates counts as evidence for its file."""
+    recs = records("tokens.go", "tokens.go", "tokens.go", "tokens.go", "schema.sql",
+                   "router.js", "cache.ts", "retry.py")
+    scores = {1: 0.0315, 2: 0.0313, 3: 0.0312, 4: 0.0311, 5: 0.0328,
+              6: 0.0301, 7: 0.0300, 8: 0.0299}
+    ranked = best_first(files.apply(scores, ctx("database tables", recs, files=0.2)))
+    assert ranked[0] == 5
 
 
 # -- words of the query in the path ------------------------------------------------------

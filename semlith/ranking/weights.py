@@ -24,8 +24,8 @@ class Weights:
     ident_dense: float = 1.0  # the dense weight times this for identifier-only queries
     ident_keyword: float = 1.0  # the keyword weight times this for identifier-only queries
     phrase_dense: float = 1.0  # the dense weight times this for plain-word queries
-    priors: float = 0.0  # file-role priors: an exponent on their factors (priors.py)
-    files: float = 0.0  # file-level evidence: share of a file's other chunks' scores
+    priors: float = 1.0  # file-role priors: an exponent on their factors (priors.py)
+    files: float = 0.2  # file-level evidence: share of a file's other chunks' scores
 
     @classmethod
     def parse(cls, text: str) -> Weights:
