@@ -52,6 +52,13 @@ class Daemon:
         return self.proc.returncode
 
 
+def interruptible() -> None:
+    """`preexec_fn` for a child a test stops with SIGINT: a shell runs background jobs with
+    SIGINT ignored, a child inherits that, and Python then installs no KeyboardInterrupt
+    handler (the test would wait forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def env_for(home: Path) -> dict[str, str]:
     env = {**os.environ, "SEMLITH_HOME": str(home)}
     env.pop("SEMLITH_PORT", None)

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
-from tests.daemon_util import Daemon, env_for, semlith, start_daemon, wait_model
+from tests.daemon_util import Daemon, env_for, interruptible, semlith, start_daemon, wait_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,7 +202,8 @@ def test_ctrl_c_stops_a_foreground_watch_with_exit_0(tmp_path: Path) -> None:
     project.mkdir()
     (project / "a.py").write_text("A = 1\n")
     with subprocess.Popen([sys.executable, "-m", "semlith", "watch", str(project)],
-                          env=env_for(home), stderr=subprocess.PIPE, text=True) as proc:
+                          env=env_for(home), stderr=subprocess.PIPE, text=True,
+                          preexec_fn=interruptible) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline()
         while "watching" not in line:

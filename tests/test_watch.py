@@ -259,13 +259,13 @@ def test_semlith_watch_in_the_foreground(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.daemon_util import env_for, indexed_sample, semlith
+    from tests.daemon_util import env_for, indexed_sample, interruptible, semlith
 
     home = tmp_path / "home"
     root = indexed_sample(tmp_path, home)
     proc = subprocess.Popen([sys.executable, "-m", "semlith", "watch", str(root)],
                             env=env_for(home), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     try:
         def listed(rel: str) -> bool:
             done = semlith(home, "files", "--store", str(root / ".semlith"))
