@@ -42,7 +42,9 @@ EXTRA = ["héllo wörld, ça va?", "日本語のテキストを検索する", "�
 def _sample() -> list[str]:
     """Every chunk of fixtures/sample (real code and docs) plus EXTRA: a fixed sample."""
     texts = []
-    for path in sorted(p for p in SAMPLE.rglob("*") if p.is_file()):
+    # not the store: the README's quick start indexes fixtures/sample in place
+    for path in sorted(p for p in SAMPLE.rglob("*")
+                       if p.is_file() and ".semlith" not in p.relative_to(SAMPLE).parts):
         chunks = chunk_text(path.read_text(encoding="utf-8"), language_of(path))
         texts += [c.text for c in chunks]
     return texts + EXTRA

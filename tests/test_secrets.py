@@ -185,7 +185,7 @@ def test_a_header_without_its_block_loses_only_the_header() -> None:
 
 def test_the_sample_corpus_has_nothing_to_redact() -> None:
     for path in SAMPLE.rglob("*"):
-        if path.is_file():
+        if path.is_file() and ".semlith" not in path.relative_to(SAMPLE).parts:
             assert redact(path.read_text(errors="replace")).count == 0, path
 
 
