@@ -1,0 +1,264 @@
+"""Images: reading them safely, the CLIP embedder (a tiny seeded open_clip model),
+near-duplicate retrieval, and fetching the weights."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import json
+import os
+import struct
+import threading
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from semlith.embed import clip
+from semlith.embed.clip import ClipEmbedder
+from semlith.errors import ModelError
+from semlith.ingest.extract import Unreadable
+from semlith.ingest.images import describe, is_image, preview, read_image
+
+# A small open_clip configuration: 3.6 M parameters, ~1 ms an image (docs/images.md).
+TINY_CONFIG = {"embed_dim": 64,
+               "vision_cfg": {"image_size": 224, "layers": 2, "width": 64, "head_width": 32,
+                              "patch_size": 32},
+               "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64,
+                            "heads": 2, "layers": 2}}
+
+
+def make_tiny_model(folder: Path) -> Path:
+    """Seeded random weights in open_clip's `local-dir:` layout (what SEMLITH_CLIP_WEIGHTS
+    takes as a folder)."""
+    import torch
+    from safetensors.torch import save_file
+
+    open_clip = clip.import_open_clip()
+    open_clip.factory._MODEL_CONFIGS["semlith-tiny"] = TINY_CONFIG
+    torch.manual_seed(0)
+    model = open_clip.create_model("semlith-tiny")
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()},
+              str(folder / "open_clip_model.safetensors"))
+    (folder / clip.LOCAL_DIR_CONFIG).write_text(json.dumps({"model_cfg": TINY_CONFIG}))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_model(tmp_path_factory.mktemp("clip") / "tiny")
+
+
+@pytest.fixture(scope="session")
+def tiny(tiny_weights: Path) -> ClipEmbedder:
+    return ClipEmbedder(tiny_weights)
+
+
+def encode(image: Image.Image, fmt: str = "PNG", **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, fmt, **options)
+    return out.getvalue()
+
+
+def photo(seed: int, size: tuple[int, int] = (320, 240)) -> Image.Image:
+    """A smooth random picture (blobs of colour): what downscaling and JPEG preserve."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 256, (6, 8, 3), dtype=np.uint8)
+    return Image.fromarray(small).resize(size, Image.Resampling.BICUBIC)
+
+
+def distractors() -> list[Image.Image]:
+    rng = np.random.default_rng(99)
+    noise = [Image.fromarray(rng.integers(0, 256, (240, 320, 3), dtype=np.uint8))
+             for _ in range(8)]
+    ramp = np.linspace(0, 255, 320, dtype=np.float32)
+    gradients = [Image.fromarray(np.stack([np.tile(ramp * a % 256, (240, 1)),
+                                           np.tile(ramp[::-1] * b % 256, (240, 1)),
+                                           np.full((240, 320), c, np.float32)], -1)
+                                 .astype(np.uint8))
+                 for a, b, c in [(1, 1, 0), (2, 1, 90), (1, 3, 200), (0.5, 1, 30)]]
+    return noise + gradients + [photo(100 + i) for i in range(8)]
+
+
+# -- reading images -------------------------------------------------------------------
+
+
+def test_image_extensions_and_svg_stays_text() -> None:
+    for name in ("a.png", "b.JPG", "c.jpeg", "d.gif", "e.webp", "f.bmp", "g.tif", "h.tiff"):
+        assert is_image(name)
+    assert not is_image("diagram.svg")
+    assert not is_image("notes.md")
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF"])
+def test_reads_every_format(fmt: str) -> None:
+    image = read_image(encode(photo(1), fmt))
+    assert (image.width, image.height) == (320, 240)
+    assert image.format == fmt
+
+
+def test_gif_first_frame_and_exif_orientation() -> None:
+    frames = [Image.new("RGB", (40, 30), colour) for colour in ("red", "blue", "green")]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:])
+    first = read_image(out.getvalue()).image.convert("RGB")
+    assert first.getpixel((5, 5))[0] > 200  # red, the first frame
+
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees on display
+    upright = read_image(encode(Image.new("RGB", (100, 60)), "JPEG", exif=exif))
+    assert (upright.width, upright.height) == (60, 100)
+
+
+def test_description_for_the_keyword_index() -> None:
+    image = read_image(encode(photo(1), "PNG"))
+    assert describe("docs/ingest-pipeline_diagram.png", image) == \
+        "image ingest pipeline diagram 320x240 png"
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims `width` x `height` but holds (almost) no pixel data."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + \
+        chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    (b"this is not an image at all", "not a readable image"),
+    (encode(photo(2), "JPEG")[:600], "image:"),  # truncated JPEG
+    (_png_header(8000, 6000), "image too large (8000x6000 pixels; cap 40 MP)"),  # 48 MP
+    (_png_header(20000, 20000), "image too large"),  # past Pillow's own bomb error
+    (_png_header(2**31 - 1, 2**31 - 1), "image"),  # absurd dimension claims
+    (_png_header(300, 200), "image:"),  # a header with too little data behind it
+])
+def test_hostile_images_are_one_reason_each(data: bytes, reason: str) -> None:
+    with pytest.raises(Unreadable) as caught:
+        read_image(data)
+    assert reason in str(caught.value)
+
+
+def test_preview_is_bounded() -> None:
+    rng = np.random.default_rng(3)
+    noisy = Image.fromarray(rng.integers(0, 256, (1500, 2000, 3), dtype=np.uint8))
+    data, mime = preview(encode(noisy, "PNG"))
+    assert mime == "image/jpeg" and len(data) <= 256 << 10  # noise never fits as PNG
+    assert max(Image.open(io.BytesIO(data)).size) <= 512
+    data, mime = preview(encode(Image.new("RGB", (1000, 800), "white"), "PNG"))
+    assert mime == "image/png" and Image.open(io.BytesIO(data)).size == (512, 410)
+
+
+# -- the embedder ---------------------------------------------------------------------
+
+
+def test_embedder_gives_unit_rows(tiny: ClipEmbedder) -> None:
+    rows = tiny.embed_images([photo(1), photo(2).convert("L"), photo(3).convert("RGBA")])
+    assert rows.shape == (3, 64) and rows.dtype == np.float32
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1, atol=1e-5)
+    query = tiny.embed_text("architecture diagram of the ingest pipeline")
+    assert query.shape == (64,) and abs(float(np.linalg.norm(query)) - 1) < 1e-5
+    assert tiny.dim == 64 and len(tiny.sha256) == 64
+
+
+def test_preprocessing_matches_open_clip(tiny: ClipEmbedder) -> None:
+    open_clip = clip.import_open_clip()
+    transform = open_clip.image_transform(224, is_train=False)
+    for image in (photo(1, (225, 300)), photo(2, (1000, 3)), photo(3).convert("P")):
+        ours = clip.preprocess(image, 224, clip.OPENAI_MEAN, clip.OPENAI_STD)
+        assert np.array_equal(ours, transform(image).numpy())
+
+
+def test_near_duplicates_rank_first(tiny: ClipEmbedder) -> None:
+    originals = [photo(1), photo(2), photo(3)]
+    gallery = originals + distractors()
+    vectors = tiny.embed_images(gallery)
+    for n, original in enumerate(originals):
+        variants = [
+            original,
+            original.resize((160, 120), Image.Resampling.LANCZOS),  # resized
+            Image.open(io.BytesIO(encode(original, "JPEG", quality=60))),  # recompressed
+            original.crop((4, 3, 316, 237)),  # cropped by a few pixels
+        ]
+        for variant in variants:
+            scores = vectors @ tiny.embed_images([variant])[0]
+            assert int(np.argmax(scores)) == n
+
+
+def test_model_load_needs_weights(tmp_path: Path, tiny_weights: Path) -> None:
+    with pytest.raises(ModelError) as caught:
+        ClipEmbedder.load(tmp_path, env={})
+    assert "SEMLITH_CLIP_WEIGHTS" in str(caught.value)
+    assert f"semlith models --download {clip.CLIP_MODEL}" in str(caught.value)
+    assert clip.weights_state(tmp_path, env={}) == "available"
+    with pytest.raises(ModelError, match="does not exist"):
+        clip.weights_path(tmp_path, env={"SEMLITH_CLIP_WEIGHTS": str(tmp_path / "nope")})
+    env = {"SEMLITH_CLIP_WEIGHTS": str(tiny_weights)}
+    assert ClipEmbedder.load(tmp_path, env=env).sha256 == ClipEmbedder(tiny_weights).sha256
+
+
+def test_missing_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(clip, "images_extra_installed", lambda: False)
+    assert clip.weights_state(tmp_path) == "no extra"
+    with pytest.raises(ModelError, match="images extra not installed"):
+        ClipEmbedder.load(tmp_path)
+
+
+@pytest.mark.skipif(not os.environ.get("SEMLITH_CLIP_WEIGHTS"),
+                    reason="text->image quality needs trained weights (SEMLITH_CLIP_WEIGHTS)")
+def test_text_finds_the_matching_picture(tmp_path: Path) -> None:
+    model = ClipEmbedder.load(tmp_path)
+    red = Image.new("RGB", (224, 224), (220, 20, 20))
+    stripes = Image.fromarray(np.tile(np.repeat([0, 255], 16), (224, 7))
+                              .astype(np.uint8)[:, :224])
+    rows = model.embed_images([red, stripes])
+    assert int(np.argmax(rows @ model.embed_text("a plain red square"))) == 0
+    assert int(np.argmax(rows @ model.embed_text("black and white vertical stripes"))) == 1
+
+
+# -- fetching the weights -------------------------------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, bytes]]:
+    """A file served over HTTP from 127.0.0.1 (the download test has no internet)."""
+    body = os.urandom(300_000)
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "ViT-B-32.pt").write_bytes(body)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(tmp_path / "www"), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/ViT-B-32.pt", body
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_download_is_hash_checked(tmp_path: Path, served: tuple[str, bytes]) -> None:
+    url, body = served
+    models = tmp_path / "models"
+    with pytest.raises(ModelError, match="expected"):
+        clip.download_weights(models, url=url, sha256="0" * 64)
+    assert not (models / clip.CLIP_MODEL).exists()  # nothing left behind
+    path = clip.download_weights(models, url=url, sha256=hashlib.sha256(body).hexdigest())
+    assert path.read_bytes() == body
+    assert sorted(p.name for p in path.parent.iterdir()) == [clip.WEIGHTS_FILE]
+    assert clip.weights_path(models, env={}) == path
+    with pytest.raises(ModelError, match="could not download"):
+        clip.download_weights(models, url=url + ".missing", sha256="0" * 64)
+    assert path.read_bytes() == body  # a failed download keeps the good file
