@@ -198,6 +198,7 @@ class StoreStats(Value):
     watch: dict[str, Any] | None = None  # the daemon's watcher state, when it serves it
     served_by: int = 0  # the pid of the daemon serving it, 0 when none
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
+    spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
 
 
 @dataclass(slots=True)

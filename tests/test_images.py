@@ -8,6 +8,7 @@ import http.server
 import io
 import json
 import os
+import sqlite3
 import struct
 import threading
 import zlib
@@ -23,6 +24,10 @@ from semlith.embed.clip import ClipEmbedder
 from semlith.errors import ModelError
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
+from semlith.settings import Settings
+from semlith.store import ChunkRow, Store
+from semlith.store.catalog import SpaceRecord
+from tests.conftest import add_file, unit_vectors
 
 # A small open_clip configuration: 3.6 M parameters, ~1 ms an image (docs/images.md).
 TINY_CONFIG = {"embed_dim": 64,
@@ -262,3 +267,74 @@ def test_download_is_hash_checked(tmp_path: Path, served: tuple[str, bytes]) -> 
     with pytest.raises(ModelError, match="could not download"):
         clip.download_weights(models, url=url + ".missing", sha256="0" * 64)
     assert path.read_bytes() == body  # a failed download keeps the good file
+
+
+# -- the image space of a store -------------------------------------------------------
+
+
+def test_store_keeps_a_space_per_model(tmp_path: Path, settings: Settings) -> None:
+    store = Store.create(tmp_path / "s", model="text-model", dim=32, settings=settings)
+    assert set(store.spaces) == {"text"}
+    assert store.space("text") == SpaceRecord("text", "text-model", 32, "")
+    image = store.ensure_space("image", model="clip", dim=64, weights_sha256="a" * 64)
+    assert store.ensure_space("image", model="clip", dim=64, weights_sha256="a" * 64) is image
+    text_ids = add_file(store, "a.py", unit_vectors(3, 32))
+    with store.catalog.transaction() as db:
+        file_id = store.catalog.put_file(db, "shot.png", size=1, mtime_ns=1)
+        (image_id,) = store.catalog.replace_chunks(
+            db, file_id, [ChunkRow(1, 1, "image shot 10x10 png", "image", space="image")])
+    picture = unit_vectors(1, 64, seed=5)
+    store.add_vectors([image_id], picture, space="image")
+    store.checkpoint([(file_id, "h2")])
+    store.close()
+    assert (tmp_path / "s" / "spaces" / "image" / "exact.f32").exists()
+    assert list((tmp_path / "s" / "spaces" / "image" / "shards").iterdir())
+
+    again = Store.open(tmp_path / "s", settings=settings, writable=True)
+    assert set(again.spaces) == {"text", "image"}
+    assert again.dense_search(picture[0], 5, space="image") == [(image_id, pytest.approx(1.0))]
+    assert {i for i, _ in again.dense_search(unit_vectors(1, 32)[0], 10)} == set(text_ids)
+    assert again.stats()["spaces"]["image"] == {"model": "clip", "dim": 64, "vectors": 1}
+    with pytest.raises(ModelError, match="built with clip"):
+        again.ensure_space("image", model="clip", dim=64, weights_sha256="b" * 64)
+    with again.catalog.transaction() as db:  # deleting the file trashes its image vector
+        again.catalog.delete_files(db, ["shot.png"])
+    again.checkpoint()
+    assert again.dense_search(picture[0], 5, space="image") == []
+    again.close()
+
+
+def test_unclean_close_recovers_the_image_space(tmp_path: Path, settings: Settings) -> None:
+    store = Store.create(tmp_path / "s", model="text-model", dim=32, settings=settings)
+    store.ensure_space("image", model="clip", dim=64, weights_sha256="a" * 64)
+    with store.catalog.transaction() as db:
+        file_id = store.catalog.put_file(db, "shot.png", size=1, mtime_ns=1)
+        ids = store.catalog.replace_chunks(db, file_id, [ChunkRow(1, 1, "image", space="image")])
+    store.add_vectors(ids, unit_vectors(1, 64), space="image")
+    store.checkpoint([(file_id, "h")])
+    for shard in (tmp_path / "s" / "spaces" / "image" / "shards").iterdir():
+        shard.unlink()  # lost before a crash: the exact log rebuilds it
+    store.catalog.close()
+    store.lock.release()  # type: ignore[union-attr]  # a writer killed without closing
+    again = Store.open(tmp_path / "s", settings=settings, writable=True)
+    assert again.recovered["rebuilt_shards"] == 1
+    assert again.catalog.file("shot.png").hash == "h"  # type: ignore[union-attr]
+    assert [i for i, _ in again.dense_search(unit_vectors(1, 64)[0], 3, space="image")] == ids
+    again.close()
+
+
+def test_format_3_store_opens_and_migrates(tmp_path: Path, settings: Settings) -> None:
+    store = Store.create(tmp_path / "s", model="text-model", dim=32, settings=settings)
+    ids = add_file(store, "a.py", unit_vectors(2, 32))
+    store.close()
+    db = sqlite3.connect(tmp_path / "s" / "store.db")  # as semlith wrote it before spaces
+    db.executescript("DROP TABLE spaces; ALTER TABLE chunks DROP COLUMN space;"
+                     "UPDATE meta SET value='3' WHERE key='format_version';"
+                     "PRAGMA user_version = 6;")
+    db.close()
+    reader = Store.open(tmp_path / "s", settings=settings)  # a reader has it upgraded
+    assert reader.catalog.meta("format_version") == "4"
+    assert reader.space("text") == SpaceRecord("text", "text-model", 32, "")
+    assert sorted(i for i, _ in reader.dense_search(unit_vectors(2, 32)[0], 2)) == ids
+    assert reader.catalog.chunk_rows(1)[0][1].space == "text"
+    reader.close()
