@@ -49,8 +49,15 @@ class Library(Protocol):
     argument) whose message is one sentence a person or an agent can act on."""
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        """The top `k` hits for `query`; the hits of k are a prefix of those of k + n."""
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        """The top `k` hits for `query`; the hits of k are a prefix of those of k + n.
+
+        With `image` (a path: for an agent inside an indexed root, for a person any
+        readable image file), the image spaces are searched by that image instead
+        (image -> image; `query` may then be empty). Image hits are one-line locators
+        whose `kind` is "image". Raises BadTarget for an image that cannot be read,
+        ModelError when the image model cannot load.
+        """
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50

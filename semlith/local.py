@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
@@ -52,6 +54,9 @@ from semlith.types import (
     Watched,
 )
 
+if TYPE_CHECKING:
+    from semlith.embed.clip import ClipEmbedder
+
 Opened = list[tuple[str, Store]]
 
 
@@ -74,6 +79,20 @@ class Engine:
         # Keyword lists run beside the query embedding (docs/performance.md, "query").
         self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")
                          if settings.perf else None)
+        self._image: ClipEmbedder | None = None
+        self._image_lock = threading.Lock()
+
+    def image_model(self) -> ClipEmbedder:
+        """The image model, loaded once on first use (only a store with images asks).
+
+        Raises ModelError when the extra or the weights are missing."""
+        with self._image_lock:
+            if self._image is None:
+                from semlith.embed.clip import ClipEmbedder
+
+                self._image = ClipEmbedder.load(self.settings.models_dir,
+                                                 self.settings.clip_weights)
+            return self._image
 
     def close(self) -> None:
         if self.executor is not None:
@@ -208,16 +227,36 @@ class LocalLibrary:
     # -- reading ------------------------------------------------------------------------
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        if not query.strip():
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        if not query.strip() and image is None:
             raise ValueError("the query is empty")
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
+        vector = None if image is None else self._image_vector(image)
         with self._reading(scope) as (opened, note):
             self.source.ready()
-            hits = Searcher(opened, self.engine.pool, self.weights,
-                            self.engine.executor).search(query, k, filters)
+            hits = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
+                            images=self.engine.image_model).search(query, k, filters,
+                                                                   image=vector)
         return Answer(tuple(hits), tuple(name for name, _ in opened), note)
+
+    def _image_vector(self, image: str) -> np.ndarray:
+        """The image model's vector of an image file: for an agent, only a file inside
+        an indexed root; for a person, any file they can read."""
+        from semlith.ingest.extract import Unreadable
+        from semlith.ingest.images import read_image
+
+        path = Path(image).expanduser()
+        if self.agent:
+            self._holder_of(path.resolve(), self.source.known())
+        try:
+            picture = read_image(path.read_bytes())
+        except OSError as exc:
+            raise BadTarget(f"cannot read {image!r}: {exc.strerror or exc}") from None
+        except Unreadable as exc:
+            raise BadTarget(f"{image!r}: {exc}") from None
+        vector: np.ndarray = self.engine.image_model().embed_images([picture.image])[0]
+        return vector
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[SymbolHit]:

@@ -14,6 +14,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from threading import Event
 from typing import Any
 
@@ -107,9 +108,11 @@ class RemoteLibrary:
     # -- the library ----------------------------------------------------------------------
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        return Answer.from_json(self._call("search", {
-            "query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}))
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        body = {"query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}
+        if image is not None:  # the daemon reads it: it runs as the same user
+            body["image"] = str(Path(image).expanduser().resolve())
+        return Answer.from_json(self._call("search", body))
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[SymbolHit]:

@@ -10,6 +10,8 @@ import json
 import os
 import sqlite3
 import struct
+import subprocess
+import sys
 import threading
 import zlib
 from collections.abc import Iterator
@@ -22,12 +24,17 @@ from PIL import Image
 from semlith.embed import clip
 from semlith.embed.clip import ClipEmbedder
 from semlith.errors import ModelError
+from semlith.indexer import Indexer
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
+from semlith.local import LocalLibrary
+from semlith.locators import BadTarget
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import SpaceRecord
-from tests.conftest import add_file, unit_vectors
+from semlith.types import IndexReport
+from tests.cli_util import run
+from tests.conftest import HashEmbedder, add_file, unit_vectors
 
 # A small open_clip configuration: 3.6 M parameters, ~1 ms an image (docs/images.md).
 TINY_CONFIG = {"embed_dim": 64,
@@ -198,14 +205,13 @@ def test_near_duplicates_rank_first(tiny: ClipEmbedder) -> None:
 
 def test_model_load_needs_weights(tmp_path: Path, tiny_weights: Path) -> None:
     with pytest.raises(ModelError) as caught:
-        ClipEmbedder.load(tmp_path, env={})
+        ClipEmbedder.load(tmp_path)
     assert "SEMLITH_CLIP_WEIGHTS" in str(caught.value)
     assert f"semlith models --download {clip.CLIP_MODEL}" in str(caught.value)
-    assert clip.weights_state(tmp_path, env={}) == "available"
+    assert clip.weights_state(tmp_path) == "available"
     with pytest.raises(ModelError, match="does not exist"):
-        clip.weights_path(tmp_path, env={"SEMLITH_CLIP_WEIGHTS": str(tmp_path / "nope")})
-    env = {"SEMLITH_CLIP_WEIGHTS": str(tiny_weights)}
-    assert ClipEmbedder.load(tmp_path, env=env).sha256 == ClipEmbedder(tiny_weights).sha256
+        clip.weights_path(tmp_path, tmp_path / "nope")
+    assert ClipEmbedder.load(tmp_path, tiny_weights).sha256 == ClipEmbedder(tiny_weights).sha256
 
 
 def test_missing_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -218,7 +224,7 @@ def test_missing_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.skipif(not os.environ.get("SEMLITH_CLIP_WEIGHTS"),
                     reason="text->image quality needs trained weights (SEMLITH_CLIP_WEIGHTS)")
 def test_text_finds_the_matching_picture(tmp_path: Path) -> None:
-    model = ClipEmbedder.load(tmp_path)
+    model = ClipEmbedder.load(tmp_path, Settings.load().clip_weights)
     red = Image.new("RGB", (224, 224), (220, 20, 20))
     stripes = Image.fromarray(np.tile(np.repeat([0, 255], 16), (224, 7))
                               .astype(np.uint8)[:, :224])
@@ -263,7 +269,7 @@ def test_download_is_hash_checked(tmp_path: Path, served: tuple[str, bytes]) -> 
     path = clip.download_weights(models, url=url, sha256=hashlib.sha256(body).hexdigest())
     assert path.read_bytes() == body
     assert sorted(p.name for p in path.parent.iterdir()) == [clip.WEIGHTS_FILE]
-    assert clip.weights_path(models, env={}) == path
+    assert clip.weights_path(models) == path
     with pytest.raises(ModelError, match="could not download"):
         clip.download_weights(models, url=url + ".missing", sha256="0" * 64)
     assert path.read_bytes() == body  # a failed download keeps the good file
@@ -338,3 +344,202 @@ def test_format_3_store_opens_and_migrates(tmp_path: Path, settings: Settings) -
     assert sorted(i for i, _ in reader.dense_search(unit_vectors(2, 32)[0], 2)) == ids
     assert reader.catalog.chunk_rows(1)[0][1].space == "text"
     reader.close()
+
+
+# -- indexing image files -------------------------------------------------------------
+
+
+def image_tree(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "app.py").write_text("def handler():\n    return 'ingest pipeline'\n")
+    (root / "diagram.svg").write_text("<svg><text>ingest pipeline</text></svg>\n")
+    (root / "shots").mkdir()
+    for n in range(3):
+        (root / "shots" / f"screen-{n}.png").write_bytes(encode(photo(n)))
+    (root / "shots" / "photo.jpg").write_bytes(encode(photo(7), "JPEG"))
+    (root / "shots" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    (root / "shots" / "cut.jpg").write_bytes(encode(photo(8), "JPEG")[:500])
+    (root / "shots" / "bomb.png").write_bytes(_png_header(20000, 20000))
+    return root
+
+
+def run_index(store: Store, root: Path, model: object | None) -> IndexReport:
+    factory = None if model is None else (lambda: model)
+    return Indexer(store, root, lambda: HashEmbedder(dim=32),
+                   images=factory).run()  # type: ignore[arg-type]
+
+
+def test_index_puts_images_in_their_space(tmp_path: Path, settings: Settings,
+                                          tiny: ClipEmbedder) -> None:
+    root = image_tree(tmp_path / "tree")
+    store = Store.create(root / ".semlith", model="test-hash", dim=32, settings=settings)
+    report = run_index(store, root, tiny)
+    assert report.indexed == 6  # app.py, diagram.svg (text) and four images
+    skipped = store.catalog.skipped()
+    assert sorted(skipped) == ["shots/bomb.png", "shots/broken.png", "shots/cut.jpg"]
+    assert {r.reason for r in skipped.values()} == {"unreadable"}  # one reason each
+    assert skipped["shots/bomb.png"].detail == "image too large (400,000,000 pixels; cap 40 MP)"
+    assert skipped["shots/cut.jpg"].detail.startswith("image:")
+    assert store.space("image") == SpaceRecord("image", tiny.name, 64, tiny.sha256)
+    rows = store.catalog.chunk_rows(store.catalog.file("shots/screen-1.png").id)  # type: ignore[union-attr]
+    assert [(r.kind, r.space, r.text) for _, r in rows] == \
+        [("image", "image", "image screen 1 320x240 png")]
+    assert store.catalog.chunk_rows(store.catalog.file("diagram.svg").id)[0][1].space == "text"  # type: ignore[union-attr]
+    hits = store.dense_search(tiny.embed_images([photo(1).resize((160, 120))])[0], 1,
+                              space="image")
+    assert store.catalog.chunks([hits[0][0]])[hits[0][0]].path == "shots/screen-1.png"
+    assert store.stats()["spaces"]["image"]["vectors"] == 4
+    assert run_index(store, root, tiny).indexed == 0  # nothing changed: nothing redone
+    store.close()
+
+
+def test_images_skipped_without_extra_or_weights(tmp_path: Path, settings: Settings,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 tiny: ClipEmbedder) -> None:
+    root = image_tree(tmp_path / "tree")
+    store = Store.create(root / ".semlith", model="test-hash", dim=32, settings=settings)
+    monkeypatch.setattr(clip, "images_extra_installed", lambda: False)
+    run_index(store, root, None)
+    assert store.catalog.skipped()["shots/photo.jpg"].reason == "images extra not installed"
+    monkeypatch.undo()
+    monkeypatch.delenv("SEMLITH_CLIP_WEIGHTS", raising=False)
+    run_index(store, root, None)  # the extra now, but no weights
+    reason = store.catalog.skipped()["shots/photo.jpg"].reason
+    assert "SEMLITH_CLIP_WEIGHTS" in reason and "semlith models --download" in reason
+    assert store.space("image") is None  # never random weights
+    assert run_index(store, root, tiny).indexed == 4  # weights at last: retried
+    assert "shots/photo.jpg" not in store.catalog.skipped()
+    store.close()
+
+
+def test_image_space_refuses_other_weights(tmp_path: Path, settings: Settings,
+                                           tiny: ClipEmbedder) -> None:
+    root = image_tree(tmp_path / "tree")
+    store = Store.create(root / ".semlith", model="test-hash", dim=32, settings=settings)
+    run_index(store, root, tiny)
+    (root / "shots" / "new.png").write_bytes(encode(photo(30)))
+
+    class Other:
+        name, dim, sha256 = "other", 64, "f" * 64
+
+    run_index(store, root, Other())
+    assert "built with" in store.catalog.skipped()["shots/new.png"].reason
+    store.close()
+
+
+def test_a_killed_image_run_resumes_without_doubles(tmp_path: Path, settings: Settings,
+                                                    tiny: ClipEmbedder) -> None:
+    root = image_tree(tmp_path / "tree")
+    for n in range(20):
+        (root / "shots" / f"more-{n}.png").write_bytes(encode(photo(40 + n)))
+    store = Store.create(root / ".semlith", model="test-hash", dim=32, settings=settings)
+
+    class Dies:
+        name, dim, sha256 = tiny.name, tiny.dim, tiny.sha256
+        prepare = staticmethod(tiny.prepare)
+        calls = 0
+
+        def embed_prepared(self, batch: np.ndarray) -> np.ndarray:
+            self.calls += 1
+            if self.calls == 2:
+                raise KeyboardInterrupt  # killed mid-run, after one batch was committed
+            return tiny.embed_prepared(batch)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_index(store, root, Dies())
+    store.close()
+    store = Store.open(root / ".semlith", settings=settings, writable=True)
+    committed = sum(1 for f in store.catalog.files() if f.hash and is_image(f.path))
+    assert 0 < committed < 24
+    run_index(store, root, tiny)
+    image_chunks = store.catalog.db.execute(
+        "SELECT COUNT(*) FROM chunks WHERE space='image'").fetchone()[0]
+    assert image_chunks == 24
+    live = store.catalog.vector_ids("image")
+    assert len(live) == 24
+    found = store.dense_search(tiny.embed_images([photo(40)])[0], 100, space="image")
+    assert sorted(i for i, _ in found) == sorted(int(i) for i in live)  # no stale vectors
+    store.close()
+
+
+def test_a_text_only_store_never_imports_torch(tmp_path: Path) -> None:
+    """Indexing and searching a tree without images, as the CLI does, in a fresh process."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "app.py").write_text("def handler():\n    return 'ingest pipeline'\n")
+    (root / "notes.svg").write_text("<svg><text>diagram</text></svg>\n")
+    script = (
+        "import sys\n"
+        "from semlith.cli import main\n"
+        "for argv in (['index', sys.argv[1]], ['search', 'ingest pipeline', '--store',"
+        " sys.argv[1] + '/.semlith']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as exit:\n"
+        "        assert not exit.code, exit.code\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('torch', 'open_clip', 'torchvision', 'PIL'))\n"
+        "print('LOADED', loaded)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True,
+                          text=True, timeout=300, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "app.py" in done.stdout
+    assert "LOADED []" in done.stdout
+
+
+# -- searching ------------------------------------------------------------------------
+
+
+def library(settings: Settings, agent: bool = False) -> LocalLibrary:
+    return LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n), agent=agent)
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, tiny_weights: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SEMLITH_CLIP_WEIGHTS", str(tiny_weights))
+    root = image_tree(tmp_path / "tree")
+    for n, image in enumerate(distractors()):
+        (root / "shots" / f"other-{n}.png").write_bytes(encode(image))
+    assert run("index", str(root)).exit_code == 0
+    return root
+
+
+def test_cli_image_to_image(indexed: Path) -> None:
+    probe = indexed.parent / "probe.jpg"  # outside the root: a person may ask with any file
+    probe.write_bytes(encode(photo(1).crop((4, 3, 316, 237)), "JPEG", quality=70))
+    result = run("search", "--image", str(probe), "--store", str(indexed / ".semlith"),
+                 "-k", "3")
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("shots/screen-1.png (image 320x240)  (")
+    assert all("(image " in line for line in result.output.splitlines())  # images only
+    missing = run("search", "--image", str(indexed / "nope.png"), "--store",
+                  str(indexed / ".semlith"))
+    assert missing.exit_code == 1 and "cannot read" in missing.output
+    assert run("search").exit_code == 2  # neither a query nor an image
+
+
+def test_text_query_reaches_images(indexed: Path, settings: Settings) -> None:
+    answer = library(settings).search("screen 1 png", k=5)
+    images = [h for h in answer.hits if h.kind == "image"]
+    assert images and images[0].locator == "shots/screen-1.png:1-1"
+    assert any(h.path == "app.py" for h in library(settings).search("handler", k=5).hits)
+
+
+def test_agent_image_search_stays_inside_roots(indexed: Path, settings: Settings) -> None:
+    agent = library(settings, agent=True)
+    inside = agent.search("", image=str(indexed / "shots" / "screen-2.png"), k=1)
+    assert inside.hits[0].path == "shots/screen-2.png"
+    outside = indexed.parent / "elsewhere.png"
+    outside.write_bytes(encode(photo(2)))
+    with pytest.raises(BadTarget, match="not inside an indexed root"):
+        agent.search("", image=str(outside))
+
+
+def test_models_lists_the_image_model(tiny_weights: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    line = [ln for ln in run("models").output.splitlines() if ln.startswith("clip-vit-b-32")]
+    assert len(line) == 1 and "available" in line[0]
+    monkeypatch.setenv("SEMLITH_CLIP_WEIGHTS", str(tiny_weights))
+    assert "ready" in [ln for ln in run("models").output.splitlines()
+                       if ln.startswith("clip-vit-b-32")][0]

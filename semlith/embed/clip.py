@@ -16,7 +16,7 @@ import os
 import sys
 import tempfile
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,25 +52,23 @@ def images_extra_installed() -> bool:
                for name in ("torch", "open_clip", "PIL"))
 
 
-def weights_path(models_dir: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """The weights to load: `SEMLITH_CLIP_WEIGHTS`, else the downloaded file, else None."""
-    env = os.environ if env is None else env
-    given = env.get("SEMLITH_CLIP_WEIGHTS", "").strip()
-    if given:
-        path = Path(given).expanduser()
-        if not path.exists():
-            raise ModelError(f"SEMLITH_CLIP_WEIGHTS names {str(path)!r}, which does not exist")
-        return path
+def weights_path(models_dir: Path, given: Path | None = None) -> Path | None:
+    """The weights to load: `given` (SEMLITH_CLIP_WEIGHTS), else the downloaded file,
+    else None."""
+    if given is not None:
+        if not given.exists():
+            raise ModelError(f"SEMLITH_CLIP_WEIGHTS names {str(given)!r}, which does not exist")
+        return given
     downloaded = models_dir / CLIP_MODEL / WEIGHTS_FILE
     return downloaded if downloaded.is_file() else None
 
 
-def weights_state(models_dir: Path, env: Mapping[str, str] | None = None) -> str:
+def weights_state(models_dir: Path, given: Path | None = None) -> str:
     """`semlith models`' state column: not installed, no weights, or ready."""
     if not images_extra_installed():
         return "no extra"
     try:
-        return "ready" if weights_path(models_dir, env) is not None else "available"
+        return "ready" if weights_path(models_dir, given) is not None else "available"
     except ModelError:
         return "missing"
 
@@ -211,11 +209,11 @@ class ClipEmbedder:
         self.dim = int(self.embed_text("").shape[0])
 
     @classmethod
-    def load(cls, models_dir: Path, env: Mapping[str, str] | None = None) -> ClipEmbedder:
+    def load(cls, models_dir: Path, given: Path | None = None) -> ClipEmbedder:
         """The configured model; ModelError when the extra or the weights are missing."""
         if not images_extra_installed():
             raise ModelError(f"{EXTRA_MISSING}: {INSTALL_HINT}")
-        path = weights_path(models_dir, env)
+        path = weights_path(models_dir, given)
         if path is None:
             raise ModelError(NO_WEIGHTS)
         return cls(path)
@@ -224,9 +222,16 @@ class ClipEmbedder:
         """Unit float32 rows, one per PIL image, in order."""
         if not images:
             return np.zeros((0, self.dim), np.float32)
-        batch = np.stack([preprocess(im, self.size, self.mean, self.std) for im in images])
+        return self.embed_prepared(np.stack([self.prepare(im) for im in images]))
+
+    def prepare(self, image: Any) -> np.ndarray:
+        """A PIL image as the model's input, (3, size, size) float32."""
+        return preprocess(image, self.size, self.mean, self.std)
+
+    def embed_prepared(self, batch: np.ndarray) -> np.ndarray:
+        """Unit float32 rows for a stack of `prepare`d images."""
         with self._torch.inference_mode():
-            out = self._model.encode_image(self._torch.from_numpy(batch))
+            out = self._model.encode_image(self._torch.from_numpy(np.ascontiguousarray(batch)))
         return _unit(out.float().numpy())
 
     def embed_text(self, text: str) -> np.ndarray:

@@ -59,8 +59,10 @@ def read_image(data: bytes, *, max_pixels: int = MAX_PIXELS) -> ImageFile:
         image.seek(0)
         image.load()
         upright = ImageOps.exif_transpose(image)
-    except Image.DecompressionBombError as exc:
-        raise Unreadable(f"image too large ({_brief(exc)}; cap {max_pixels // 1_000_000} MP)") \
+    except Image.DecompressionBombError as exc:  # Pillow's own header check, past 179 MP
+        pixels = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(pixels.group(1)):,} pixels" if pixels else "over 179 MP"
+        raise Unreadable(f"image too large ({size}; cap {max_pixels // 1_000_000} MP)") \
             from None
     except UnidentifiedImageError:
         raise Unreadable("image: not a readable image") from None

@@ -97,7 +97,7 @@ _ROWS: Callable[[Any], Any] = lambda rows: [r.as_json() for r in rows]  # noqa: 
 HANDLERS: dict[str, Handler] = {
     "search": (lambda lib, b: lib.search(
         _get(b, "query", str, ""), k=_get(b, "k", int, 10), filters=_filters(b),
-        scope=_scope(b)), lambda answer: answer.as_json()),
+        scope=_scope(b), image=_optional(b, "image", str)), lambda answer: answer.as_json()),
     "symbol": (lambda lib, b: lib.symbol(_get(b, "name", str, ""), scope=_scope(b),
                                          limit=_get(b, "limit", int, 50)), _ROWS),
     "read": (lambda lib, b: lib.read(_get(b, "target", str, ""), scope=_scope(b),
