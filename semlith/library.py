@@ -66,10 +66,13 @@ class Library(Protocol):
         the exact qualified name, then qualified suffixes, then the rest; tests last."""
         ...
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         """Lines of an indexed file: any locator a tool prints (`path:start-end`,
         `store:path:start-end`, `path:line`, `path`, an absolute path inside a root)
-        or a symbol name."""
+        or a symbol name. An image file gives one line of metadata (dimensions, format,
+        bytes) and, with `include_image`, a downscaled copy in `Passage.image` (longest
+        side <= 512 px, <= 256 KB, PNG or JPEG)."""
         ...
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:

@@ -263,7 +263,8 @@ class LocalLibrary:
         with self._reading(scope) as (opened, _):
             return find_symbols(opened, name, limit)
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         known = self.source.known()
         parsed = parse_target(target, frozenset(k.name for k in known))
         if parsed.store:
@@ -275,7 +276,7 @@ class LocalLibrary:
         with self._reading(scope) as (opened, _):
             for label, store in opened:
                 if store.catalog.file(_posix(parsed.path)) is not None:
-                    return _passage(label, store, parsed, max_lines)
+                    return _passage(label, store, parsed, max_lines, include_image)
             if parsed.start is None and not parsed.absolute:
                 found = find_symbols(opened, target, limit=1)
                 if found:
@@ -465,10 +466,12 @@ class _Create:
         return self.func()
 
 
-def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passage:
+def _passage(label: str, store: Store, target: Target, max_lines: int,
+             include_image: bool = False) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
     from semlith.ingest.document import Withheld, document_text
     from semlith.ingest.extract import Unreadable, is_extracted
+    from semlith.ingest.images import is_image
     from semlith.ingest.walk import is_opted_in
 
     rel = _posix(target.path)
@@ -482,6 +485,9 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     except OSError as exc:
         raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
                         "it may have been deleted") from None
+    if is_image(rel):
+        return _image_passage(label, rel, data, include_image,
+                              changed=record.hash not in ("", content_hash(data)))
     try:  # what was indexed, as it was indexed: secrets withheld or redacted
         text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
                                                              exclude=[store.folder]))
@@ -498,6 +504,25 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
                    changed=record.hash not in ("", content_hash(data)),
                    extracted=is_extracted(rel))
+
+
+def _image_passage(label: str, rel: str, data: bytes, include_image: bool,
+                   changed: bool) -> Passage:
+    """An image file read: its metadata as one line, and its downscaled copy if asked."""
+    import base64
+
+    from semlith.ingest.extract import Unreadable
+    from semlith.ingest.images import preview, read_image
+
+    try:
+        image = read_image(data)
+        shown, mime = preview(data) if include_image else (b"", "")
+    except Unreadable as exc:
+        raise BadTarget(f"{rel!r} cannot be read as an image now ({exc})") from None
+    line = (f"image {image.width}x{image.height} {image.format}, {len(data):,} bytes"
+            + (f"; attached as {mime}, {len(shown):,} bytes" if shown else ""))
+    return Passage(label, rel, 1, 1, (line,), 1, changed=changed,
+                   image=base64.b64encode(shown).decode("ascii"), image_mime=mime)
 
 
 def _with_symbol(passage: Passage, symbol: str) -> Passage:

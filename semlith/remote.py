@@ -119,9 +119,11 @@ class RemoteLibrary:
         rows = self._call("symbol", {"name": name, "scope": scope.as_json(), "limit": limit})
         return [from_json(SymbolHit, r) for r in rows]
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         return from_json(Passage, self._call("read", {
-            "target": target, "scope": scope.as_json(), "max_lines": max_lines}))
+            "target": target, "scope": scope.as_json(), "max_lines": max_lines,
+            "include_image": include_image}))
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         return [from_json(FileEntry, r) for r in self._call("files",

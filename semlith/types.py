@@ -143,6 +143,8 @@ class Passage(Located):
     changed: bool = False  # the file changed on disk since it was indexed
     extracted: bool = False  # the lines are text extracted from a document
     symbol: str = ""  # the definition the target named, when it was a symbol
+    image: str = ""  # an image file's downscaled copy, base64, when asked for
+    image_mime: str = ""  # its type: image/png or image/jpeg
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,67 +3,54 @@ near-duplicate retrieval, and fetching the weights."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.server
 import io
-import json
 import os
+import signal
 import sqlite3
 import struct
 import subprocess
 import sys
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
+from starlette.testclient import TestClient
 
 from semlith.embed import clip
 from semlith.embed.clip import ClipEmbedder
 from semlith.errors import ModelError
+from semlith.home import agent_key, control_key, registered_stores
 from semlith.indexer import Indexer
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
-from semlith.local import LocalLibrary
+from semlith.local import Engine, LocalLibrary
 from semlith.locators import BadTarget
+from semlith.server.app import Keys, create_app
+from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import SpaceRecord
+from semlith.store.vectors import LocalSpace
 from semlith.types import IndexReport
 from tests.cli_util import run
 from tests.conftest import HashEmbedder, add_file, unit_vectors
-
-# A small open_clip configuration: 3.6 M parameters, ~1 ms an image (docs/images.md).
-TINY_CONFIG = {"embed_dim": 64,
-               "vision_cfg": {"image_size": 224, "layers": 2, "width": 64, "head_width": 32,
-                              "patch_size": 32},
-               "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64,
-                            "heads": 2, "layers": 2}}
-
-
-def make_tiny_model(folder: Path) -> Path:
-    """Seeded random weights in open_clip's `local-dir:` layout (what SEMLITH_CLIP_WEIGHTS
-    takes as a folder)."""
-    import torch
-    from safetensors.torch import save_file
-
-    open_clip = clip.import_open_clip()
-    open_clip.factory._MODEL_CONFIGS["semlith-tiny"] = TINY_CONFIG
-    torch.manual_seed(0)
-    model = open_clip.create_model("semlith-tiny")
-    folder.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()},
-              str(folder / "open_clip_model.safetensors"))
-    (folder / clip.LOCAL_DIR_CONFIG).write_text(json.dumps({"model_cfg": TINY_CONFIG}))
-    return folder
+from tests.test_app import ACCEPT, _open_session
 
 
 @pytest.fixture(scope="session")
 def tiny_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_tiny_model(tmp_path_factory.mktemp("clip") / "tiny")
+    """The tiny open_clip model with seeded weights, as a `local-dir:` folder (what
+    SEMLITH_CLIP_WEIGHTS takes; it reaches subprocesses too)."""
+    return clip.save_seeded_model(tmp_path_factory.mktemp("clip") / "tiny")
 
 
 @pytest.fixture(scope="session")
@@ -513,6 +500,8 @@ def test_cli_image_to_image(indexed: Path) -> None:
     first = result.output.splitlines()[0]
     assert first.startswith("shots/screen-1.png (image 320x240)  (")
     assert all("(image " in line for line in result.output.splitlines())  # images only
+    stats = run("stats", "--store", str(indexed / ".semlith")).output
+    assert "image space local-dir:tiny (64 dimensions), 24 vectors" in stats
     missing = run("search", "--image", str(indexed / "nope.png"), "--store",
                   str(indexed / ".semlith"))
     assert missing.exit_code == 1 and "cannot read" in missing.output
@@ -541,5 +530,116 @@ def test_models_lists_the_image_model(tiny_weights: Path,
     line = [ln for ln in run("models").output.splitlines() if ln.startswith("clip-vit-b-32")]
     assert len(line) == 1 and "available" in line[0]
     monkeypatch.setenv("SEMLITH_CLIP_WEIGHTS", str(tiny_weights))
-    assert "ready" in [ln for ln in run("models").output.splitlines()
-                       if ln.startswith("clip-vit-b-32")][0]
+    assert "ready" in next(ln for ln in run("models").output.splitlines()
+                           if ln.startswith("clip-vit-b-32"))
+
+
+# -- reading an image -----------------------------------------------------------------
+
+
+def test_read_of_an_image_gives_metadata_and_a_bounded_copy(indexed: Path,
+                                                           settings: Settings) -> None:
+    big = Image.fromarray(np.random.default_rng(5).integers(0, 256, (1200, 1600, 3),
+                                                             dtype=np.uint8))
+    (indexed / "shots" / "big.png").write_bytes(encode(big))
+    library(settings).index([str(indexed)])
+    plain = library(settings, agent=True).read("shots/big.png")
+    assert plain.lines[0].startswith("image 1600x1200 PNG, ") and plain.image == ""
+    passage = library(settings, agent=True).read("shots/big.png", include_image=True)
+    data = base64.b64decode(passage.image)
+    assert len(data) <= 256 << 10 and passage.image_mime == "image/jpeg"
+    assert Image.open(io.BytesIO(data)).size == (512, 384)
+
+
+def test_mcp_read_attaches_the_image_when_asked(indexed: Path, settings: Settings) -> None:
+    engine = Engine(settings, lambda name: HashEmbedder(name))
+    fleet = Fleet(engine)
+    fleet.open(registered_stores(settings.home))
+    fleet.load_models()
+    keys = Keys(agent_key(settings.home), control_key(settings.home))
+    app = create_app(settings, agent=LocalLibrary(settings, engine=engine, source=fleet,
+                                                  agent=True),
+                     person=LocalLibrary(settings, engine=engine, source=fleet), keys=keys)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:7365") as client:
+            session = _open_session(client, {"Authorization": f"Bearer {keys.agent}", **ACCEPT,
+                                             "Semlith-Roots": str(indexed)})
+
+            def read(**extra: object) -> list[dict[str, Any]]:
+                answer = client.post("/mcp", headers=session, json={
+                    "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+                        "name": "semlith_read",
+                        "arguments": {"target": "shots/screen-0.png", **extra}}})
+                result = answer.json()["result"]
+                assert not result["isError"], result
+                return list(result["content"])
+
+            assert [c["type"] for c in read()] == ["text"]
+            text, image = read(include_image=True)
+            assert text["text"].startswith("shots/screen-0.png:1-1\n")
+            assert "image 320x240 PNG" in text["text"]
+            assert image["type"] == "image" and image["mimeType"] == "image/png"
+            data = base64.b64decode(image["data"])
+            assert len(data) <= 256 << 10 and Image.open(io.BytesIO(data)).size == (320, 240)
+            found = client.post("/api/search", headers={  # the daemon's route for the CLI
+                "Authorization": f"Bearer {keys.control}", **ACCEPT}, json={
+                "query": "", "k": 1, "image": str(indexed / "shots" / "screen-2.png"),
+                "scope": {"stores": ["*"]}})
+            assert found.status_code == 200, found.text
+            assert found.json()["hits"][0]["path"] == "shots/screen-2.png"
+    finally:
+        fleet.close()
+        engine.close()
+
+
+@pytest.mark.slow
+def test_kill_minus_nine_while_indexing_images(tmp_path: Path, settings: Settings,
+                                                tiny_weights: Path) -> None:
+    """`semlith index` killed at random moments: every committed image keeps its vector in
+    the image space, and the run that finishes leaves each image exactly once."""
+    root = tmp_path / "tree"
+    (root / "shots").mkdir(parents=True)
+    for n in range(300):
+        (root / "shots" / f"s{n:03}.png").write_bytes(encode(photo(200 + n, (320, 240))))
+    env = {**os.environ, "SEMLITH_CLIP_WEIGHTS": str(tiny_weights)}
+    command = [sys.executable, "-m", "semlith", "index", str(root)]
+    rng = np.random.default_rng(1)
+    kills = 0
+    for _ in range(12):  # killed at a random moment, until a run gets to finish
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(float(rng.uniform(1.5, 6.0)))
+        proc.kill()
+        if proc.wait() != -signal.SIGKILL:
+            break
+        kills += 1
+        if (root / ".semlith" / "store.db").exists():
+            _assert_images_consistent(root / ".semlith", settings)
+    assert kills >= 2
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _assert_images_consistent(root / ".semlith", settings) == 300
+    with Store.open(root / ".semlith", settings=settings) as store:
+        assert store.catalog.db.execute(
+            "SELECT COUNT(*) FROM chunks WHERE space='image'").fetchone()[0] == 300
+
+
+def _assert_images_consistent(folder: Path, settings: Settings) -> int:
+    """Open as the next writer would; check the image space holds every committed image.
+    Returns how many are committed."""
+    with Store.open(folder, settings=settings, writable=True, command="checker") as store:
+        committed = store.catalog.vector_ids("image")
+        space = store.spaces.get("image")
+        if space is None:
+            assert len(committed) == 0
+            return 0
+        assert isinstance(space, LocalSpace)
+        found, _ = space.exact.fetch(committed)
+        assert found.all(), "a committed image has no exact vector"
+        for first in space.shards.listing():
+            part = committed[(committed >= first) & (committed < first + 65536)]
+            assert space.shards.holds_all(first, part)
+        live = store.dense_search(np.ones(space.dim, np.float32) / np.sqrt(space.dim), 500,
+                                  space="image")
+        assert {int(i) for i in committed} <= {i for i, _ in live}  # all searchable
+        return len(committed)

@@ -152,6 +152,10 @@ def stats(info: StoreStats) -> str:
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
+    for name, space in info.spaces.items():
+        if name != "text":
+            lines.append(f"{name + ' space':10} {space['model']} ({space['dim']} dimensions), "
+                         f"{space['vectors']} vectors")
     if info.withheld:
         w = info.withheld
         lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "

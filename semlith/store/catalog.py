@@ -275,8 +275,9 @@ class Catalog:
             f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", list(terms)))
         return {t: int(found.get(t, 0)) for t in terms}
 
-    def has_chunks(self) -> bool:
-        return self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+    def has_chunks(self, space: str = "text") -> bool:
+        return self.db.execute("SELECT 1 FROM chunks WHERE space=? LIMIT 1",
+                               (space,)).fetchone() is not None
 
     def chunk_count(self) -> int:
         """The number of chunks at the last checkpoint (kept in meta: COUNT(*) is O(n))."""
