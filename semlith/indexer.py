@@ -339,7 +339,8 @@ class Indexer:
                    budget: float | None) -> None:
         self._truncated: list[str] = []
         self._skipped = 0
-        self._bytes = [0, sum(t.cand.size for t in todo)]  # cut so far, in all
+        # text bytes cut so far, in all
+        self._bytes = [0, sum(t.cand.size for t in todo if not is_image(t.cand.rel))]
         self._cut = 0  # chunks written so far
         pending = _Pending()
         images = ImageIndexer(self.store, self._image_model, self._put_image)
@@ -348,9 +349,9 @@ class Indexer:
             if budget is not None and self.clock() - start > budget:
                 report.pending = len(todo) - n
                 break
-            if is_image(item.cand.rel):
-                self._bytes[0] += item.cand.size
+            if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes
                 report.indexed += self._add_image(images, item)
+                self._report(report, n + 1, len(todo), item.cand.rel)
                 continue
             chunked = self._chunks_of(item)
             self._bytes[0] += item.cand.size

@@ -40,7 +40,7 @@ from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import SpaceRecord
 from semlith.store.vectors import LocalSpace
-from semlith.types import IndexReport
+from semlith.types import IndexReport, Progress
 from tests.cli_util import run
 from tests.conftest import HashEmbedder, add_file, unit_vectors
 from tests.test_app import ACCEPT, _open_session
@@ -643,3 +643,15 @@ def _assert_images_consistent(folder: Path, settings: Settings) -> int:
                                   space="image")
         assert {int(i) for i in committed} <= {i for i, _ in live}  # all searchable
         return len(committed)
+
+
+def test_progress_names_each_image(tmp_path: Path, settings: Settings,
+                                   tiny: ClipEmbedder) -> None:
+    root = image_tree(tmp_path / "tree")
+    store = Store.create(root / ".semlith", model="test-hash", dim=32, settings=settings)
+    events: list[Progress] = []
+    Indexer(store, root, lambda: HashEmbedder(dim=32), on_progress=events.append,
+            images=lambda: tiny).run()
+    named = {e.path for e in events if e.phase == "embed"}
+    assert {"shots/screen-0.png", "shots/photo.jpg", "app.py"} <= named
+    store.close()
