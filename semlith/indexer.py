@@ -23,16 +23,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xxhash
 
 from semlith.embed.text import Embedder
+from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.document import Withheld, read_document
 from semlith.ingest.extract import Binary, Unreadable
 from semlith.ingest.formats import is_document
+from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
 from semlith.ingest.secrets import rules_fingerprint
 from semlith.ingest.walk import (
@@ -86,8 +89,10 @@ class Indexer:
     def __init__(self, store: Store, root: Path, embedder: Callable[[], Embedder], *,
                  on_progress: Callable[[Progress], None] | None = None,
                  on_skip: Callable[[Skipped], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 images: Callable[[], ImageModel] | None = None) -> None:
         self.store = store
+        self._image_model = images or default_model(store)
         self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
         self._embedder_factory = embedder
@@ -200,6 +205,7 @@ class Indexer:
             old_skip = before.get(item.rel)
             if old_skip and (old_skip.size, old_skip.mtime_ns) == stat and \
                     not (old_skip.reason == "binary" and is_document(item.rel)) and \
+                    not (is_image(item.rel) and old_skip.reason != "unreadable") and \
                     not (old_skip.reason == SkipReason.SECRET and item.opted_in):
                 # Binary, unreadable or secret last time, and untouched. A document
                 # skipped as binary was skipped by a semlith without its reader: read it now.
@@ -333,14 +339,20 @@ class Indexer:
                    budget: float | None) -> None:
         self._truncated: list[str] = []
         self._skipped = 0
-        self._bytes = [0, sum(t.cand.size for t in todo)]  # cut so far, in all
+        # text bytes cut so far, in all
+        self._bytes = [0, sum(t.cand.size for t in todo if not is_image(t.cand.rel))]
         self._cut = 0  # chunks written so far
         pending = _Pending()
+        images = ImageIndexer(self.store, self._image_model, self._put_image)
         self._last_checkpoint = self.clock()
         for n, item in enumerate(todo):
             if budget is not None and self.clock() - start > budget:
                 report.pending = len(todo) - n
                 break
+            if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes
+                report.indexed += self._add_image(images, item)
+                self._report(report, n + 1, len(todo), item.cand.rel)
+                continue
             chunked = self._chunks_of(item)
             self._bytes[0] += item.cand.size
             if chunked is None:
@@ -359,9 +371,32 @@ class Indexer:
         while pending.ids:
             report.chunks += self._embed_batch(pending)
             self._report(report, len(todo) - report.pending, len(todo), "")
+        images.flush()
+        report.chunks += images.embedded
         self._checkpoint(pending)
         report.skipped += self._skipped
         report.truncated = self._truncated
+
+    def _add_image(self, images: ImageIndexer, item: _Todo) -> int:
+        """Queue one image file for the image space: 1, or 0 with a skip record."""
+        try:
+            data = item.cand.path.read_bytes()
+        except OSError as exc:
+            self._skip(item, "unreadable", exc.strerror or str(exc))
+            return 0
+        item.digest = content_hash(data)  # the bytes indexed, as for text files
+        refused = images.add(item.cand.rel, data, item.cand.size, item.cand.mtime_ns,
+                             item.digest)
+        if refused is not None:
+            self._skip(item, *refused)
+            return 0
+        return 1
+
+    def _put_image(self, db: Any, rel: str, size: int, mtime_ns: int) -> int:
+        return self.store.catalog.put_file(
+            db, rel, size=size, mtime_ns=mtime_ns, chunker="image",
+            chunking=chunking_fingerprint(language_of(rel)), redacted=0, rules=self._rules,
+            **_kind(rel))
 
     def _write_rows(self, item: _Todo, chunked: Chunked, pending: _Pending) -> None:
         catalog = self.store.catalog

@@ -49,8 +49,15 @@ class Library(Protocol):
     argument) whose message is one sentence a person or an agent can act on."""
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        """The top `k` hits for `query`; the hits of k are a prefix of those of k + n."""
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        """The top `k` hits for `query`; the hits of k are a prefix of those of k + n.
+
+        With `image` (a path: for an agent inside an indexed root, for a person any
+        readable image file), the image spaces are searched by that image instead
+        (image -> image; `query` may then be empty). Image hits are one-line locators
+        whose `kind` is "image". Raises BadTarget for an image that cannot be read,
+        ModelError when the image model cannot load.
+        """
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
@@ -59,10 +66,13 @@ class Library(Protocol):
         the exact qualified name, then qualified suffixes, then the rest; tests last."""
         ...
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         """Lines of an indexed file: any locator a tool prints (`path:start-end`,
         `store:path:start-end`, `path:line`, `path`, an absolute path inside a root)
-        or a symbol name."""
+        or a symbol name. An image file gives one line of metadata (dimensions, format,
+        bytes) and, with `include_image`, a downscaled copy in `Passage.image` (longest
+        side <= 512 px, <= 256 KB, PNG or JPEG)."""
         ...
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:

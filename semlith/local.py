@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
@@ -52,6 +54,9 @@ from semlith.types import (
     Watched,
 )
 
+if TYPE_CHECKING:
+    from semlith.embed.clip import ClipEmbedder
+
 Opened = list[tuple[str, Store]]
 
 
@@ -74,6 +79,20 @@ class Engine:
         # Keyword lists run beside the query embedding (docs/performance.md, "query").
         self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")
                          if settings.perf else None)
+        self._image: ClipEmbedder | None = None
+        self._image_lock = threading.Lock()
+
+    def image_model(self) -> ClipEmbedder:
+        """The image model, loaded once on first use (only a store with images asks).
+
+        Raises ModelError when the extra or the weights are missing."""
+        with self._image_lock:
+            if self._image is None:
+                from semlith.embed.clip import ClipEmbedder
+
+                self._image = ClipEmbedder.load(self.settings.models_dir,
+                                                 self.settings.clip_weights)
+            return self._image
 
     def close(self) -> None:
         if self.executor is not None:
@@ -208,23 +227,44 @@ class LocalLibrary:
     # -- reading ------------------------------------------------------------------------
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        if not query.strip():
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        if not query.strip() and image is None:
             raise ValueError("the query is empty")
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
+        vector = None if image is None else self._image_vector(image)
         with self._reading(scope) as (opened, note):
             self.source.ready()
-            hits = Searcher(opened, self.engine.pool, self.weights,
-                            self.engine.executor).search(query, k, filters)
+            hits = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
+                            images=self.engine.image_model).search(query, k, filters,
+                                                                   image=vector)
         return Answer(tuple(hits), tuple(name for name, _ in opened), note)
+
+    def _image_vector(self, image: str) -> np.ndarray:
+        """The image model's vector of an image file: for an agent, only a file inside
+        an indexed root; for a person, any file they can read."""
+        from semlith.ingest.extract import Unreadable
+        from semlith.ingest.images import read_image
+
+        path = Path(image).expanduser()
+        if self.agent:
+            self._holder_of(path.resolve(), self.source.known())
+        try:
+            picture = read_image(path.read_bytes())
+        except OSError as exc:
+            raise BadTarget(f"cannot read {image!r}: {exc.strerror or exc}") from None
+        except Unreadable as exc:
+            raise BadTarget(f"{image!r}: {exc}") from None
+        vector: np.ndarray = self.engine.image_model().embed_images([picture.image])[0]
+        return vector
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[SymbolHit]:
         with self._reading(scope) as (opened, _):
             return find_symbols(opened, name, limit)
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         known = self.source.known()
         parsed = parse_target(target, frozenset(k.name for k in known))
         if parsed.store:
@@ -236,7 +276,7 @@ class LocalLibrary:
         with self._reading(scope) as (opened, _):
             for label, store in opened:
                 if store.catalog.file(_posix(parsed.path)) is not None:
-                    return _passage(label, store, parsed, max_lines)
+                    return _passage(label, store, parsed, max_lines, include_image)
             if parsed.start is None and not parsed.absolute:
                 found = find_symbols(opened, target, limit=1)
                 if found:
@@ -426,10 +466,12 @@ class _Create:
         return self.func()
 
 
-def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passage:
+def _passage(label: str, store: Store, target: Target, max_lines: int,
+             include_image: bool = False) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
     from semlith.ingest.document import Withheld, document_text
     from semlith.ingest.extract import Unreadable, is_extracted
+    from semlith.ingest.images import is_image
     from semlith.ingest.walk import is_opted_in
 
     rel = _posix(target.path)
@@ -443,6 +485,9 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     except OSError as exc:
         raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
                         "it may have been deleted") from None
+    if is_image(rel):
+        return _image_passage(label, rel, data, include_image,
+                              changed=record.hash not in ("", content_hash(data)))
     try:  # what was indexed, as it was indexed: secrets withheld or redacted
         text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
                                                              exclude=[store.folder]))
@@ -459,6 +504,25 @@ def _passage(label: str, store: Store, target: Target, max_lines: int) -> Passag
     return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
                    changed=record.hash not in ("", content_hash(data)),
                    extracted=is_extracted(rel))
+
+
+def _image_passage(label: str, rel: str, data: bytes, include_image: bool,
+                   changed: bool) -> Passage:
+    """An image file read: its metadata as one line, and its downscaled copy if asked."""
+    import base64
+
+    from semlith.ingest.extract import Unreadable
+    from semlith.ingest.images import preview, read_image
+
+    try:
+        image = read_image(data)
+        shown, mime = preview(data) if include_image else (b"", "")
+    except Unreadable as exc:
+        raise BadTarget(f"{rel!r} cannot be read as an image now ({exc})") from None
+    line = (f"image {image.width}x{image.height} {image.format}, {len(data):,} bytes"
+            + (f"; attached as {mime}, {len(shown):,} bytes" if shown else ""))
+    return Passage(label, rel, 1, 1, (line,), 1, changed=changed,
+                   image=base64.b64encode(shown).decode("ascii"), image_mime=mime)
 
 
 def _with_symbol(passage: Passage, symbol: str) -> Passage:

@@ -14,6 +14,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from threading import Event
 from typing import Any
 
@@ -107,18 +108,22 @@ class RemoteLibrary:
     # -- the library ----------------------------------------------------------------------
 
     def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope()) -> Answer:
-        return Answer.from_json(self._call("search", {
-            "query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}))
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        body = {"query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}
+        if image is not None:  # the daemon reads it: it runs as the same user
+            body["image"] = str(Path(image).expanduser().resolve())
+        return Answer.from_json(self._call("search", body))
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[SymbolHit]:
         rows = self._call("symbol", {"name": name, "scope": scope.as_json(), "limit": limit})
         return [from_json(SymbolHit, r) for r in rows]
 
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400) -> Passage:
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
         return from_json(Passage, self._call("read", {
-            "target": target, "scope": scope.as_json(), "max_lines": max_lines}))
+            "target": target, "scope": scope.as_json(), "max_lines": max_lines,
+            "include_image": include_image}))
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         return [from_json(FileEntry, r) for r in self._call("files",

@@ -9,15 +9,17 @@ and labelled by store.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from semlith.embed.pool import EmbedderPool
-from semlith.errors import SemlithError
+from semlith.errors import ModelError, SemlithError
+from semlith.image_index import IMAGE_SPACE
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import DEPTH, rank
 from semlith.ranking.query import Query, analyse
@@ -37,6 +39,15 @@ _TOKEN = re.compile(r"[^\W_]+")
 # share of the store, over-fetch and check instead.
 ALLOWLIST_MAX_SHARE = 0.15
 ALLOWLIST_MAX_ROWS = 20_000
+log = logging.getLogger(__name__)
+
+
+class ImageQueries(Protocol):
+    """What search needs from the image model (`semlith.embed.clip.ClipEmbedder`)."""
+
+    sha256: str
+
+    def embed_text(self, text: str) -> np.ndarray: ...
 
 
 
@@ -80,17 +91,25 @@ class Searcher:
     """
 
     def __init__(self, stores: Sequence[tuple[str, Store]], embedders: EmbedderPool,
-                 weights: Weights | None = None, executor: Executor | None = None) -> None:
+                 weights: Weights | None = None, executor: Executor | None = None,
+                 images: Callable[[], ImageQueries] | None = None) -> None:
         self.stores = list(stores)
         self.embedders = embedders
         self.weights = weights or Weights()
         self.executor = executor
+        self._images = images  # loaded only for a store that has an image space
+        self._image_query: np.ndarray | None = None
 
-    def search(self, query: str, k: int = 10, filters: Filters | None = None) -> list[Hit]:
+    def search(self, query: str, k: int = 10, filters: Filters | None = None, *,
+               image: np.ndarray | None = None) -> list[Hit]:
         """Top-`k` hits over every store. Raises NothingSelected when filters match nothing.
 
-        The hits of k are a prefix of the hits of k + n (semlith/ranking/pipeline.py).
+        With `image` (an image's unit vector from the image model), only the image spaces
+        are searched, by that vector: image -> image. The hits of k are a prefix of the
+        hits of k + n (semlith/ranking/pipeline.py).
         """
+        if image is not None:
+            self._image_query = image
         filters = filters or Filters()
         sel = Selection.of(filters)
         want = max(k, DEPTH)
@@ -101,22 +120,45 @@ class Searcher:
                 chosen.append((label, store, selected))
         if filters and not chosen:
             raise NothingSelected(f"the filters ({filters.describe()}) select no indexed file")
-        keyword = [self._start(_keyword, store, query, want, sel) for _, store, _ in chosen]
-        symbols = [symbol_list(store, query, want, sel) if self.weights.symbol
+        text = image is None
+        keyword = [self._start(_keyword, store, query, want, sel) if text else None
+                   for _, store, _ in chosen]
+        symbols = [symbol_list(store, query, want, sel) if self.weights.symbol and text
                    else {} for _, store, _ in chosen]
         analysed = analyse(query)
         vectors: dict[str, np.ndarray] = {}
         hits: list[Hit] = []
         for (label, store, selected), pending, named in zip(chosen, keyword, symbols,
                                                              strict=True):
-            if store.model not in vectors and store.catalog.has_chunks():
+            if text and store.model not in vectors and store.catalog.has_chunks():
                 vectors[store.model] = self.embedders.embed_query(store.model, query)
             vector = vectors.get(store.model)
             dense = [] if vector is None else _dense(store, vector, want, sel, selected)
-            lists = Lists(dense, pending.result(), named)
+            pictures = self._image_list(store, query, want, sel, selected)
+            lists = Lists(dense, pending.result() if pending else [], named, pictures)
             hits.extend(self._hits(label, store, analysed, lists, k))
         hits.sort(key=lambda h: -h.score)
         return hits[:k]
+
+    def _image_list(self, store: Store, query: str, want: int, sel: Selection,
+                    selected: int | None) -> list[tuple[int, float]]:
+        """The image space's list: the query embedded once by the image model. A store
+        without images never loads it."""
+        space = store.space(IMAGE_SPACE) if IMAGE_SPACE in store.spaces else None
+        if space is None or not self.weights.image or self._images is None:
+            return []
+        try:
+            model = self._images()
+        except ModelError as exc:
+            log.warning("%s: images not searched: %s", store.name, exc)
+            return []
+        if model.sha256 != space.weights_sha256:
+            log.warning("%s: images not searched: its image space was built with other "
+                        "weights than the loaded ones", store.name)
+            return []
+        if self._image_query is None:
+            self._image_query = model.embed_text(query)
+        return _dense(store, self._image_query, want, sel, selected, IMAGE_SPACE)
 
     def _start(self, func: Callable[..., Any], *args: Any) -> Future[Any]:
         if self.executor is not None:
@@ -138,16 +180,16 @@ class Searcher:
 
 
 def _dense(store: Store, vector: np.ndarray, want: int, sel: Selection,
-           selected: int | None) -> list[tuple[int, float]]:
+           selected: int | None, space: str = "text") -> list[tuple[int, float]]:
     if selected is None:
-        return store.dense_search(vector, want, live=False)
+        return store.dense_search(vector, want, live=False, space=space)
     total = store.catalog.chunk_count() or 1
     if selected <= ALLOWLIST_MAX_ROWS or selected <= ALLOWLIST_MAX_SHARE * total:
         allow = q.selected_ids(store.catalog, sel)
-        return store.dense_search(vector, want, allowlist=allow, live=False)
+        return store.dense_search(vector, want, allowlist=allow, live=False, space=space)
     # Most of the store is selected: over-fetch, keep the selected, fall back if short.
     over = store.dense_search(vector, min(total, int(want * 2 * total / selected) + want),
-                              live=False)  # the filter query below only keeps live chunks
+                              live=False, space=space)  # the filter below keeps live chunks
     keep = q.keep_selected(store.catalog, [i for i, _ in over], sel)
     return [(i, score) for i, score in over if i in keep][:want]
 

@@ -31,6 +31,9 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_MODELS": "Folder for built and downloaded embedding models (default "
     "`SEMLITH_HOME/models`); share one between homes to build each model once.",
     "SEMLITH_PORT": "Port of the daemon on 127.0.0.1 (default 7365; `serve --port` wins).",
+    "SEMLITH_CLIP_WEIGHTS": "CLIP weights for image search: OpenAI's ViT-B-32 file, or an "
+    "open_clip `local-dir` folder (default: what `semlith models --download clip-vit-b-32` "
+    "fetched). See docs/images.md.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }
@@ -71,6 +74,7 @@ class Settings:
     port: int = 7365
     ranking: Weights = field(default_factory=Weights)
     models: Path | None = None  # None: home / "models"
+    clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
 
     @property
     def models_dir(self) -> Path:
@@ -83,6 +87,7 @@ class Settings:
         env = os.environ if env is None else env
         home_raw = env.get("SEMLITH_HOME", "").strip()
         models_raw = env.get("SEMLITH_MODELS", "").strip()
+        clip_raw = env.get("SEMLITH_CLIP_WEIGHTS", "").strip()
         settings = cls(
             home=Path(home_raw).expanduser() if home_raw else Path.home() / ".semlith",
             index_memory_mb=_env_int(env, "SEMLITH_INDEX_MEMORY") or 512,
@@ -93,6 +98,7 @@ class Settings:
             port=_env_port(env),
             ranking=Weights.parse(env.get("SEMLITH_RANKING", "")),
             models=Path(models_raw).expanduser() if models_raw else None,
+            clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

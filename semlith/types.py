@@ -143,6 +143,8 @@ class Passage(Located):
     changed: bool = False  # the file changed on disk since it was indexed
     extracted: bool = False  # the lines are text extracted from a document
     symbol: str = ""  # the definition the target named, when it was a symbol
+    image: str = ""  # an image file's downscaled copy, base64, when asked for
+    image_mime: str = ""  # its type: image/png or image/jpeg
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,7 @@ class StoreStats(Value):
     watch: dict[str, Any] | None = None  # the daemon's watcher state, when it serves it
     served_by: int = 0  # the pid of the daemon serving it, 0 when none
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
+    spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
 
 
 @dataclass(slots=True)

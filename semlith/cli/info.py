@@ -99,12 +99,15 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
 
 @main.command()
-@click.option("--download", metavar="NAME", help="Fetch fastembed model NAME now (needs network).")
+@click.option("--download", metavar="NAME",
+              help="Fetch model NAME now (needs network): a fastembed model, or "
+              "clip-vit-b-32 for images (hash-checked).")
 @click.option("--build", "build", metavar="NAME",
               help="Build recipe model NAME now from its installed package (offline).")
 @click.pass_context
 def models(ctx: click.Context, download: str | None, build: str | None) -> None:
     """List embedding models: recipes built from installed packages, then fastembed's."""
+    from semlith.embed import clip
     from semlith.embed import models as embed_models
     from semlith.embed.text import FastEmbedder
 
@@ -115,6 +118,9 @@ def models(ctx: click.Context, download: str | None, build: str | None) -> None:
             built = embed_models.build_model(build, home, models_dir=folder)
             click.echo(f"{build}: built in {built}")
             return
+        if download == clip.CLIP_MODEL:
+            click.echo(f"{download}: saved {clip.download_weights(folder)}")
+            return
         if download:
             model = FastEmbedder(download, cache_dir=folder, download=True)
             click.echo(f"{download}: ready ({model.dim} dimensions)")
@@ -124,6 +130,9 @@ def models(ctx: click.Context, download: str | None, build: str | None) -> None:
             name = e.name + (" (default)" if e.default else "")
             click.echo(f"{name:44} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:36}  "
                        f"{e.source}")
+        state = clip.weights_state(folder, settings.clip_weights)
+        click.echo(f"{clip.CLIP_MODEL + ' (images)':44} {512:5}  {state:10} {'':>7}  "
+                   f"{'':36}  open_clip ViT-B-32, OpenAI weights (docs/images.md)")
 
 
 @main.command()

@@ -8,6 +8,7 @@ prints: the terminal line is cleared first, and nothing says `None`.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import sys
 import time
@@ -114,10 +115,17 @@ def skip_printer() -> Callable[[str, str, str], None]:
     return show
 
 
+_IMAGE_SIZE = re.compile(r"\b\d+x\d+\b")  # in an image chunk's text (ingest/images.py)
+
 def hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
     blocks = []
     for hit in hits:
         where = f"[{hit.store}] " if multi_store else ""
+        if hit.kind == "image":  # one chunk per picture: its path and size say it all
+            size = _IMAGE_SIZE.search(hit.text)
+            shown = f" (image {size.group(0)})" if size else " (image)"
+            blocks.append(f"{where}{escape_name(hit.path)}{shown}  ({hit.score:.4f})")
+            continue
         title = f" {hit.symbol}" if hit.symbol else ""
         lines = [line for line in hit.text.splitlines() if line.strip()]
         # Start the excerpt at the definition the hit is about, when it is in view.
@@ -144,6 +152,10 @@ def stats(info: StoreStats) -> str:
         f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
         "budget)",
     ]
+    for name, space in info.spaces.items():
+        if name != "text":
+            lines.append(f"{name + ' space':10} {space['model']} ({space['dim']} dimensions), "
+                         f"{space['vectors']} vectors")
     if info.withheld:
         w = info.withheld
         lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "

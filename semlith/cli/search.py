@@ -24,21 +24,26 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @main.command()
-@click.argument("query")
+@click.argument("query", required=False, default="")
 @click.option("-k", "k", default=10, show_default=True, help="Number of results.")
+@click.option("--image", "image", metavar="FILE",
+              help="Find images like FILE (image search; QUERY is then optional).")
 @json_option
 @store_option(multiple=True)
 @_filter_options
 @click.pass_context
-def search(ctx: click.Context, query: str, k: int, as_json: bool, stores: tuple[str, ...],
-           path: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...]) -> None:
+def search(ctx: click.Context, query: str, k: int, image: str | None, as_json: bool,
+           stores: tuple[str, ...], path: tuple[str, ...], ext: tuple[str, ...],
+           lang: tuple[str, ...]) -> None:
     """Search the index for QUERY (plain English, an identifier, or both).
 
     Exits 1 when nothing is found.
     """
+    if not query and image is None:
+        raise click.UsageError("give a QUERY, or --image FILE")
     with errors(as_json):
         answer = library(ctx).search(query, k=k, filters=Filters(path, ext, lang),
-                                     scope=scope(ctx, stores))
+                                     scope=scope(ctx, stores), image=image)
     if answer.note:
         click.echo(f"semlith: note: {answer.note}", err=True)
     if as_json:

@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion of the dense, keyword and symbol lists."""
+"""Reciprocal rank fusion of the dense, keyword, symbol and image lists."""
 
 from __future__ import annotations
 
@@ -31,10 +31,12 @@ def fuse(ctx: Context) -> Scores:
         dense, keyword = dense * w.ident_dense, keyword * w.ident_keyword
     elif ctx.query.kind is QueryKind.PHRASE:
         dense *= w.phrase_dense
-    fused = rrf([[i for i, _ in lists.dense], [i for i, _ in lists.keyword], list(lists.symbol)],
-                [dense, keyword, w.symbol], [w.rrf_k, w.rrf_k, w.symbol_k])
+    fused = rrf([[i for i, _ in lists.dense], [i for i, _ in lists.keyword], list(lists.symbol),
+                 [i for i, _ in lists.image]],
+                [dense, keyword, w.symbol, w.image], [w.rrf_k, w.rrf_k, w.symbol_k, w.rrf_k])
     if w.scores:
-        for entries, weight in ((lists.dense, dense), (lists.keyword, keyword)):
+        for entries, weight in ((lists.dense, dense), (lists.keyword, keyword),
+                                (lists.image, w.image)):
             for cid, norm in _normalised(entries).items():
                 fused[cid] = fused.get(cid, 0.0) + w.scores * weight * norm / (w.rrf_k + 1)
     return fused

@@ -36,7 +36,7 @@ def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
     seen = {cid for cid, _ in ranked}
     best: dict[int, int] = {}
     for entries in ([i for i, _ in lists.dense], [i for i, _ in lists.keyword],
-                    list(lists.symbol)):
+                    list(lists.symbol), [i for i, _ in lists.image]):
         for position, cid in enumerate(entries):
             if cid not in seen and cid in records:
                 best[cid] = min(best.get(cid, position), position)

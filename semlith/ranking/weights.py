@@ -26,6 +26,7 @@ class Weights:
     phrase_dense: float = 1.0  # the dense weight times this for plain-word queries
     priors: float = 1.0  # file-role priors: an exponent on their factors (priors.py)
     files: float = 0.2  # file-level evidence: share of a file's other chunks' scores
+    image: float = 1.0  # the image space's list (CLIP; docs/images.md): not tuned yet
 
     @classmethod
     def parse(cls, text: str) -> Weights:

@@ -97,11 +97,12 @@ _ROWS: Callable[[Any], Any] = lambda rows: [r.as_json() for r in rows]  # noqa: 
 HANDLERS: dict[str, Handler] = {
     "search": (lambda lib, b: lib.search(
         _get(b, "query", str, ""), k=_get(b, "k", int, 10), filters=_filters(b),
-        scope=_scope(b)), lambda answer: answer.as_json()),
+        scope=_scope(b), image=_optional(b, "image", str)), lambda answer: answer.as_json()),
     "symbol": (lambda lib, b: lib.symbol(_get(b, "name", str, ""), scope=_scope(b),
                                          limit=_get(b, "limit", int, 50)), _ROWS),
     "read": (lambda lib, b: lib.read(_get(b, "target", str, ""), scope=_scope(b),
-                                     max_lines=_get(b, "max_lines", int, 400)),
+                                     max_lines=_get(b, "max_lines", int, 400),
+                                     include_image=_get(b, "include_image", bool, False)),
              lambda passage: passage.as_json()),
     "files": (lambda lib, b: lib.files(scope=_scope(b)), _ROWS),
     "skipped": (lambda lib, b: lib.skipped(scope=_scope(b)), _ROWS),

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
 from semlith import __version__
@@ -49,7 +49,8 @@ def _failure(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _answers(func: Callable[..., Awaitable[str]]) -> Callable[..., Awaitable[Any]]:
+def _answers(func: Callable[..., Awaitable[str | CallToolResult]]
+             ) -> Callable[..., Awaitable[Any]]:
     """Turn domain errors into an `isError` result with their one-line message."""
     @wraps(func)
     async def run(*args: Any, **kwargs: Any) -> str | CallToolResult:
@@ -176,10 +177,17 @@ def build_mcp(library: Library) -> MCPServer:
         ctx: Context,
         target: Annotated[str, Field(description="A locator any tool printed, or a symbol")],
         stores: Stores = [],  # noqa: B006
-    ) -> str:
+        include_image: bool = False,
+    ) -> str | CallToolResult:
         """Exact lines of an indexed file (numbered), or the definition of a symbol."""
         scope = await scope_of(ctx, stores)
-        return answers.passage(await call(library.read, target, scope=scope))
+        passage = await call(library.read, target, scope=scope, include_image=include_image)
+        text = answers.passage(passage)
+        if not passage.image:
+            return text
+        return CallToolResult(content=[
+            TextContent(type="text", text=text),
+            ImageContent(type="image", data=passage.image, mime_type=passage.image_mime)])
 
     @mcp.tool(READ_ONLY)
     @_answers

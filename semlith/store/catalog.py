@@ -25,7 +25,8 @@ from semlith.store.migrations import MIGRATIONS
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
 # 3: the keyword index is contentless, without token counts (migration 5, on open).
-FORMAT_VERSION = 3
+# 4: vector spaces: a `spaces` table and each chunk's space (migration 7, on open).
+FORMAT_VERSION = 4
 CATALOG_NAME = "store.db"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -66,6 +67,17 @@ class ChunkRow:
     kind: str = ""
     symbol: str = ""
     idents: str = ""
+    space: str = "text"  # the vector space holding its vector (`Catalog.spaces`)
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceRecord:
+    """A vector space of a store: its model, vector width and weights hash."""
+
+    name: str
+    model: str
+    dim: int
+    weights_sha256: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +275,9 @@ class Catalog:
             f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", list(terms)))
         return {t: int(found.get(t, 0)) for t in terms}
 
-    def has_chunks(self) -> bool:
-        return self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+    def has_chunks(self, space: str = "text") -> bool:
+        return self.db.execute("SELECT 1 FROM chunks WHERE space=? LIMIT 1",
+                               (space,)).fetchone() is not None
 
     def chunk_count(self) -> int:
         """The number of chunks at the last checkpoint (kept in meta: COUNT(*) is O(n))."""
@@ -297,9 +310,9 @@ class Catalog:
         for ordinal, row in enumerate(rows):
             cur = db.execute(
                 "INSERT INTO chunks(file_id, ordinal, start_line, end_line, kind, symbol, text,"
-                " idents) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " idents, space) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (file_id, ordinal, row.start_line, row.end_line, row.kind, row.symbol, row.text,
-                 row.idents))
+                 row.idents, row.space))
             ids.append(int(cur.lastrowid or 0))
         return ids
 
@@ -370,7 +383,7 @@ class Catalog:
     def chunk_rows(self, file_id: int) -> list[tuple[int, ChunkRow]]:
         """(id, row) of a file's chunks in order, for copying them to another path."""
         return [(r[0], ChunkRow(*r[1:])) for r in self.db.execute(
-            "SELECT id, start_line, end_line, text, kind, symbol, idents FROM chunks"
+            "SELECT id, start_line, end_line, text, kind, symbol, idents, space FROM chunks"
             " WHERE file_id=? ORDER BY ordinal", (file_id,))]
 
     def replace_skipped(self, db: sqlite3.Connection, scope: str,
@@ -413,12 +426,34 @@ class Catalog:
     def clear_trash(self, db: sqlite3.Connection, ids: np.ndarray) -> None:
         db.executemany("DELETE FROM vector_trash WHERE id=?", [(int(i),) for i in ids])
 
-    def vector_ids(self) -> np.ndarray:
-        """Ids of every chunk whose file is committed (writer maintenance only: O(chunks))."""
+    def vector_ids(self, space: str = "text") -> np.ndarray:
+        """Ids of every chunk of `space` whose file is committed (writer maintenance only:
+        O(chunks))."""
         cur = self.db.execute(
             "SELECT c.id FROM chunks c JOIN files f ON f.id=c.file_id WHERE f.hash != ''"
-            " ORDER BY c.id")
+            " AND c.space=? ORDER BY c.id", (space,))
         return np.fromiter((r[0] for r in cur), dtype=np.uint64)
+
+    def chunks_upto(self, last: int, space: str = "text") -> int:
+        """How many chunks of `space` exist with an id up to `last`."""
+        row = self.db.execute("SELECT COUNT(*) FROM chunks WHERE id <= ? AND space=?",
+                              (last, space)).fetchone()
+        return int(row[0])
+
+    def chunk_ids(self, space: str = "text") -> Iterator[int]:
+        """Every chunk id of `space`, increasing."""
+        return (r[0] for r in self.db.execute(
+            "SELECT id FROM chunks WHERE space=? ORDER BY id", (space,)))
+
+    # -- spaces --------------------------------------------------------------------------
+
+    def spaces(self) -> dict[str, SpaceRecord]:
+        return {r[0]: SpaceRecord(r[0], r[1], int(r[2]), r[3]) for r in self.db.execute(
+            "SELECT name, model, dim, weights_sha256 FROM spaces ORDER BY name")}
+
+    def add_space(self, db: sqlite3.Connection, space: SpaceRecord) -> None:
+        db.execute("INSERT INTO spaces VALUES (?, ?, ?, ?)",
+                   (space.name, space.model, space.dim, space.weights_sha256))
 
     def file_chunk_ids(self, file_id: int) -> list[int]:
         return [r[0] for r in self.db.execute(

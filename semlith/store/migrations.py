@@ -107,4 +107,20 @@ MIGRATIONS: list[str] = [
     ALTER TABLE files ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE files ADD COLUMN rules TEXT NOT NULL DEFAULT '';
     """,
+    # 7: vector spaces (issue #14): one per embedding model (text, image), each with its
+    # model, width and weights hash; each chunk belongs to one. A store from before holds
+    # the text space only: its row comes from meta (a new store's row is written by
+    # `Store.create`, after these run).
+    """
+    CREATE TABLE spaces (
+        name TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        weights_sha256 TEXT NOT NULL DEFAULT ''
+    );
+    INSERT INTO spaces(name, model, dim)
+        SELECT 'text', m.value, CAST(d.value AS INTEGER) FROM meta m, meta d
+        WHERE m.key = 'model' AND d.key = 'dim';
+    ALTER TABLE chunks ADD COLUMN space TEXT NOT NULL DEFAULT 'text';
+    """,
 ]

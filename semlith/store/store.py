@@ -1,8 +1,10 @@
-"""`Store`: one store folder on disk — catalog, vector space, writer lock.
+"""`Store`: one store folder on disk — catalog, vector spaces, writer lock.
 
-The catalog (SQL) knows which chunks exist; the vector space (`semlith.store.vectors`:
-the 4-bit shards and the exact sidecar) holds their vectors, and the store calls it only
-through the `VectorSpace` protocol.
+The catalog (SQL) knows which chunks exist and which vector space each belongs to; the
+spaces (`semlith.store.vectors`: 4-bit shards and an exact sidecar each) hold their
+vectors, and the store calls them only through the `VectorSpace` protocol. The `text`
+space lives in the store folder itself (`shards/`, `exact.f32`: unchanged since before
+spaces); any other, such as `image`, in `spaces/<name>/`.
 
 Opening reads no vectors. The folder and its files are owner-only (`semlith.private`): a
 writable open tightens a store made before that, and adds `.gitignore` (`*`) so the store
@@ -15,26 +17,29 @@ are lost go back to pending, and trashed vector ids are removed.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from semlith.errors import StoreNotFound
+from semlith.errors import ModelError, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
-from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog
+from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
 from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
 GITIGNORE = ".gitignore"
+SPACES_DIR = "spaces"
+TEXT = "text"
 # What a store folder holds. Only these are made private, and the folder itself (and its
 # .gitignore) only when it holds nothing else: `--store DIR` may name a user's folder.
 STORE_FILES = frozenset({CATALOG_NAME, f"{CATALOG_NAME}-wal", f"{CATALOG_NAME}-shm",
                          f"{CATALOG_NAME}-journal", EXACT_NAME, f"{EXACT_NAME}.tmp",
-                         LOCK_NAME, GITIGNORE, SHARDS_DIR})
+                         LOCK_NAME, GITIGNORE, SHARDS_DIR, SPACES_DIR})
 
 
 class Store:
@@ -51,6 +56,10 @@ class Store:
         self.model = catalog.meta("model", "") or ""
         self.vectors: VectorSpace = LocalSpace(folder, dim, settings.index_memory_mb << 20,
                                                settings.perf)
+        self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
+        for record in catalog.spaces().values():
+            if record.name != TEXT:
+                self.spaces[record.name] = self._local_space(record)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
 
@@ -92,6 +101,7 @@ class Store:
                     catalog.set_meta("created", time.time())
                     if root != folder.resolve().parent:
                         catalog.set_meta("root", str(root))
+                    catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
             store = cls(folder, catalog, settings, lock)
             store._recover()
             return store
@@ -138,11 +148,13 @@ class Store:
 
     def close(self) -> None:
         if self.writable:
-            self.vectors.durable()
+            for space in self.spaces.values():
+                space.durable()
             with self.catalog.transaction():
                 self.catalog.set_meta("writer_clean", 1)
         self.catalog.close()
-        self.vectors.close()
+        for space in self.spaces.values():
+            space.close()
         if self.lock is not None:
             self.lock.release()
 
@@ -158,7 +170,13 @@ class Store:
         clean = self.catalog.meta("writer_clean", "1") == "1"
         with self.catalog.transaction():
             self.catalog.set_meta("writer_clean", 0)
-        counts, lost = self.vectors.recover(self.catalog.vector_ids, clean)
+        counts: dict[str, int] = {}
+        lost: list[int] = []
+        for name, space in self.spaces.items():
+            found, gone = space.recover(partial(self.catalog.vector_ids, name), clean)
+            for key, value in found.items():
+                counts[key] = counts.get(key, 0) + value
+            lost += gone
         if lost:  # a committed chunk whose vector the disk lost: embed its file again
             with self.catalog.transaction() as db:
                 self.catalog.reset_files_of_chunks(db, lost)
@@ -173,6 +191,8 @@ class Store:
         for name in names & STORE_FILES - {SHARDS_DIR}:
             tighten(self.folder / name)
         tighten_tree(self.folder / SHARDS_DIR)
+        if SPACES_DIR in names:
+            tighten_tree(self.folder / SPACES_DIR, depth=2)
         if names <= STORE_FILES:
             tighten(self.folder)
             if GITIGNORE not in names:
@@ -185,10 +205,44 @@ class Store:
         if not self.writable:
             raise PermissionError(f"store {str(self.folder)!r} is open read-only")
 
-    def add_vectors(self, ids: Sequence[int] | np.ndarray, vectors: np.ndarray) -> None:
-        """Store vectors for chunk ids (increasing); durable in the space's log at once."""
+    def add_vectors(self, ids: Sequence[int] | np.ndarray, vectors: np.ndarray,
+                    space: str = TEXT) -> None:
+        """Store vectors for chunk ids (increasing) in `space`; durable in the space's log
+        at once."""
         self._require_writer()
-        self.vectors.add(np.asarray(ids, dtype=np.uint64), vectors)
+        self.spaces[space].add(np.asarray(ids, dtype=np.uint64), vectors)
+
+    def space(self, name: str) -> SpaceRecord | None:
+        """What the store records about a space (None: it has none of that name)."""
+        return self.catalog.spaces().get(name)
+
+    def ensure_space(self, name: str, *, model: str, dim: int,
+                     weights_sha256: str) -> VectorSpace:
+        """The space `name`, made on first use; ModelError when it was made by other
+        weights (its vectors would not compare with the new ones)."""
+        self._require_writer()
+        record = self.space(name)
+        if record is not None:
+            if (record.weights_sha256, record.dim) != (weights_sha256, dim):
+                raise ModelError(
+                    f"the {name} space of {str(self.folder)!r} was built with {record.model}"
+                    f" (weights sha256 {record.weights_sha256[:12]}), not the loaded"
+                    f" {model} (sha256 {weights_sha256[:12]}); use those weights again or"
+                    " index into a new store")
+            return self.spaces[name]
+        if dim <= 0 or dim % 8:
+            raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
+        record = SpaceRecord(name, model, dim, weights_sha256)
+        (self.folder / SPACES_DIR / name).mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        tighten(self.folder / SPACES_DIR)
+        with self.catalog.transaction() as db:
+            self.catalog.add_space(db, record)
+        self.spaces[name] = self._local_space(record)
+        return self.spaces[name]
+
+    def _local_space(self, record: SpaceRecord) -> VectorSpace:
+        return LocalSpace(self.folder / SPACES_DIR / record.name, record.dim,
+                          self.settings.index_memory_mb << 20, self.settings.perf)
 
     def checkpoint(self, done: Iterable[tuple[int, str]] = ()) -> int:
         """Make vectors durable, drop trashed ones, then commit `done` (file id, hash).
@@ -197,36 +251,32 @@ class Store:
         anywhere before leaves those files pending, to be redone by the next run.
         """
         self._require_writer()
-        self.vectors.durable()
+        for space in self.spaces.values():
+            space.durable()
         self._empty_trash()
         with self.catalog.transaction() as db:
             self.catalog.commit_hashes(db, done)
             generation = self.catalog.bump_generation(db)
-        self.vectors.maybe_compact(self._chunks_upto, self._chunk_ids)
+        for name, space in self.spaces.items():
+            space.maybe_compact(partial(self.catalog.chunks_upto, space=name),
+                                partial(self.catalog.chunk_ids, name))
         return generation
 
     def _empty_trash(self) -> int:
         trash = self.catalog.trash()
         if len(trash):
-            self.vectors.remove(trash)
-            self.vectors.durable()
+            for space in self.spaces.values():  # a space ignores ids it does not hold
+                space.remove(trash)
+                space.durable()
             with self.catalog.transaction() as db:
                 self.catalog.clear_trash(db, trash)
         return len(trash)
 
-    def _chunks_upto(self, last: int) -> int:
-        """How many chunks exist with an id up to `last` (for the space's compaction)."""
-        row = self.catalog.db.execute("SELECT COUNT(*) FROM chunks WHERE id <= ?",
-                                      (last,)).fetchone()
-        return int(row[0])
-
-    def _chunk_ids(self) -> Iterator[int]:
-        return (r[0] for r in self.catalog.db.execute("SELECT id FROM chunks ORDER BY id"))
-
     # -- searching -----------------------------------------------------------------------
 
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
-                     rescore: int = RESCORE_HEAD, live: bool = True) -> list[tuple[int, float]]:
+                     rescore: int = RESCORE_HEAD, live: bool = True,
+                     space: str = TEXT) -> list[tuple[int, float]]:
         """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the head.
 
         `allowlist` restricts the scan to those chunk ids. With `live`, ids whose chunk was
@@ -237,7 +287,7 @@ class Store:
         """
         # Liveness drops ids: rank the whole rescored head, then cut to k.
         want = max(k, rescore) if live else k
-        ranked = self.vectors.search(query, want, allowlist=allowlist, rescore=rescore)
+        ranked = self.spaces[space].search(query, want, allowlist=allowlist, rescore=rescore)
         return self._live(ranked, live)[:k]
 
     def _live(self, ranked: list[tuple[int, float]], check: bool) -> list[tuple[int, float]]:
@@ -266,5 +316,8 @@ class Store:
             "exact_records": vectors.pop("exact_records"),
             "chunked_by": self.catalog.chunkers(),
             "shards": vectors,
+            "spaces": {r.name: {"model": r.model, "dim": r.dim,
+                                "vectors": self.spaces[r.name].stats()["exact_records"]}
+                       for r in self.catalog.spaces().values() if r.name in self.spaces},
             "recovered": dict(self.recovered),
         }
