@@ -32,7 +32,15 @@ from semlith.ingest.walk import Skipped
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.locators import BadTarget, Target, parse_target
 from semlith.ranking.weights import Weights
-from semlith.scope import Known, Resolved, UnknownStore, label_stores, resolve
+from semlith.scope import (
+    Known,
+    Resolved,
+    UnknownStore,
+    inside,
+    label_stores,
+    resolve,
+    roots_holding,
+)
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
@@ -289,11 +297,11 @@ class LocalLibrary:
                         "semlith_files lists files, semlith_search finds code")
 
     def _holder_of(self, path: Path, known: list[Known]) -> Known:
-        holding = [k for k in known if k.root is not None and _inside(path, k.root)]
+        holding = roots_holding(path, known)
         if not holding:
             raise BadTarget(f"{str(path)!r} is not inside an indexed root; the roots are: "
                             + ", ".join(f"{k.name}: {k.root}" for k in known if k.root))
-        return max(holding, key=lambda k: len(str(k.root)))
+        return holding[0]
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         with self._reading(scope) as (opened, _):
@@ -376,9 +384,9 @@ class LocalLibrary:
         above = find_store(first) if first.exists() else None
         if above is not None:
             return above, first, resolved
-        holding = [k for k in known if k.root is not None and _inside(first, k.root)]
+        holding = roots_holding(first, known)
         if holding:
-            return max(holding, key=lambda k: len(str(k.root))).folder, first, resolved
+            return holding[0].folder, first, resolved
         return first / STORE_DIRNAME, first, resolved
 
     def _agent_target(self, paths: list[Path], selector: str | None, known: list[Known]
@@ -391,7 +399,7 @@ class LocalLibrary:
                 continue
             root = store.root.resolve()
             resolved = [(p if p.is_absolute() else root / p).resolve() for p in paths]
-            if all(_inside(p, root) for p in resolved) and (paths or len(chosen) == 1):
+            if all(inside(p, root) for p in resolved) and (paths or len(chosen) == 1):
                 return store.folder, root, resolved
         roots = ", ".join(f"{k.name}: {k.root}" for k in chosen)
         if not paths:
@@ -552,14 +560,6 @@ def _relative(path: Path, holder: Known) -> str:
 
 def _posix(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except (ValueError, OSError):
-        return False
-    return True
 
 
 def _pathlike(selector: str) -> bool:

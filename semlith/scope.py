@@ -100,7 +100,7 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
                 return match
             if not registered_only:
                 return [Known(_name_of(folder), folder)]
-        inside = _roots_holding(path, known)
+        inside = roots_holding(path, known)
         if inside:
             return inside[:1]
         if not registered_only:
@@ -121,8 +121,8 @@ def _around(near: list[Path], known: list[Known], registered_only: bool) -> list
             if above is not None:
                 match = [k for k in known if _same(k.folder, above)]
                 candidates += match or [Known(_name_of(above), above)]
-        candidates += _roots_holding(folder, known)[:1]
-        candidates += [k for k in known if k.root is not None and _inside(k.root, folder)]
+        candidates += roots_holding(folder, known)[:1]
+        candidates += [k for k in known if k.root is not None and inside(k.root, folder)]
         for candidate in candidates:
             if not any(_same(candidate.folder, f.folder) for f in found):
                 found.append(candidate)
@@ -137,13 +137,13 @@ def _store_folder(path: Path) -> Path | None:
     return None
 
 
-def _roots_holding(path: Path, known: list[Known]) -> list[Known]:
+def roots_holding(path: Path, known: list[Known]) -> list[Known]:
     """Known stores whose root is `path` or holds it, the deepest root first."""
-    holding = [k for k in known if k.root is not None and _inside(path, k.root)]
+    holding = [k for k in known if k.root is not None and inside(path, k.root)]
     return sorted(holding, key=lambda k: -len(str(k.root)))
 
 
-def _inside(path: Path, folder: Path) -> bool:
+def inside(path: Path, folder: Path) -> bool:
     try:
         path.resolve().relative_to(folder.resolve())
     except (ValueError, OSError):
