@@ -104,3 +104,26 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._one(text)
+
+
+class RecordingFactory:
+    """An embedder factory that counts model loads and keeps every text it embedded."""
+
+    def __init__(self) -> None:
+        self.loads = 0
+        self.texts: list[str] = []
+
+    @property
+    def chunks(self) -> int:
+        return len(self.texts)
+
+    def __call__(self, name: str) -> HashEmbedder:
+        self.loads += 1
+        outer = self
+
+        class Recorded(HashEmbedder):
+            def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+                outer.texts += texts
+                return super().embed_documents(texts)
+
+        return Recorded(name)

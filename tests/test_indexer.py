@@ -12,29 +12,9 @@ from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Filters, IndexReport, Scope
-from tests.conftest import HashEmbedder
+from tests.conftest import HashEmbedder, RecordingFactory
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
-
-
-class Counting:
-    """An embedder factory that counts loads and chunks embedded."""
-
-    def __init__(self) -> None:
-        self.loads = 0
-        self.model = HashEmbedder()
-        self.chunks = 0
-
-    def __call__(self, name: str) -> HashEmbedder:
-        self.loads += 1
-        outer = self
-
-        class Tracked(HashEmbedder):
-            def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
-                outer.chunks += len(texts)
-                return super().embed_documents(texts)
-
-        return Tracked(name)
 
 
 @pytest.fixture
@@ -44,9 +24,9 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def index(root: Path, settings: Settings, factory: Counting | None = None,
+def index(root: Path, settings: Settings, factory: RecordingFactory | None = None,
           paths: list[Path] | None = None, **kwargs: object) -> IndexReport:
-    library = LocalLibrary(settings, embedder_factory=factory or Counting())
+    library = LocalLibrary(settings, embedder_factory=factory or RecordingFactory())
     return library.index([str(p) for p in paths or [root]], **kwargs)  # type: ignore[arg-type]
 
 
@@ -66,7 +46,7 @@ def test_index_then_search(tree: Path, settings: Settings) -> None:
 
 def test_unchanged_run_loads_no_model(tree: Path, settings: Settings) -> None:
     index(tree, settings)
-    counting = Counting()
+    counting = RecordingFactory()
     report = index(tree, settings, counting)
     assert (report.indexed, report.unchanged, counting.loads) == (0, 9, 0)
 
@@ -74,14 +54,14 @@ def test_unchanged_run_loads_no_model(tree: Path, settings: Settings) -> None:
 def test_touched_but_identical_file_is_not_reembedded(tree: Path, settings: Settings) -> None:
     index(tree, settings)
     os.utime(tree / "net/retry.py", ns=(1, 1))
-    counting = Counting()
+    counting = RecordingFactory()
     assert index(tree, settings, counting).unchanged == 9 and counting.chunks == 0
 
 
 def test_changed_file_is_reindexed_and_old_text_is_gone(tree: Path, settings: Settings) -> None:
     index(tree, settings)
     (tree / "net/retry.py").write_text("def circuit_breaker():\n    return 'open'\n")
-    counting = Counting()
+    counting = RecordingFactory()
     report = index(tree, settings, counting)
     assert report.indexed == 1 and counting.chunks == 1
     assert "net/retry.py" not in find(tree, settings, "exponential backoff jitter")
@@ -98,7 +78,7 @@ def test_deleted_file_is_pruned(tree: Path, settings: Settings) -> None:
 def test_moved_file_is_not_reembedded(tree: Path, settings: Settings) -> None:
     index(tree, settings)
     (tree / "net/retry.py").rename(tree / "retry_moved.py")
-    counting = Counting()
+    counting = RecordingFactory()
     report = index(tree, settings, counting)
     assert (report.moved, report.removed, counting.chunks) == (1, 0, 0)
     assert find(tree, settings, "RetryPolicy")[0] == "retry_moved.py"
@@ -107,7 +87,7 @@ def test_moved_file_is_not_reembedded(tree: Path, settings: Settings) -> None:
 def test_copied_file_reuses_vectors(tree: Path, settings: Settings) -> None:
     index(tree, settings)
     shutil.copy(tree / "net/retry.py", tree / "net/retry_copy.py")
-    counting = Counting()
+    counting = RecordingFactory()
     report = index(tree, settings, counting)
     assert report.moved == 1 and counting.chunks == 0
     assert set(find(tree, settings, "RetryPolicy")[:2]) == {"net/retry.py",
@@ -156,7 +136,7 @@ def test_unreadable_folder_is_skipped(tree: Path, settings: Settings,
 
 
 def test_a_failed_run_resumes_and_says_so(tree: Path, settings: Settings) -> None:
-    class Failing(Counting):
+    class Failing(RecordingFactory):
         def __call__(self, name: str) -> HashEmbedder:
             model = super().__call__(name)
             model.embed_documents = lambda texts: (_ for _ in ()).throw(  # type: ignore
@@ -194,7 +174,7 @@ def test_index_a_subfolder_only(tree: Path, settings: Settings) -> None:
 
 def test_store_keeps_its_model(tree: Path, settings: Settings) -> None:
     index(tree, settings)
-    library = LocalLibrary(settings, embedder_factory=Counting())
+    library = LocalLibrary(settings, embedder_factory=RecordingFactory())
     with pytest.raises(Exception, match="keeps its model"):
         library.index([str(tree)], model="another-model")
 

@@ -20,30 +20,13 @@ from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import IndexReport, Scope
-from tests.conftest import HashEmbedder
+from tests.conftest import HashEmbedder, RecordingFactory
 from tests.secret_fixtures import Fakes, fakes, private_key, write_secret_tree
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 FAKE = fakes()
 WITHHELD = {"id_rsa", "credentials.json", "env.production", "npm_token.txt",
             "tests/certs/server.key", "tests/certs/server.pem", "tests/certs/client.txt"}
-
-
-class Recording:
-    """An embedder factory that keeps every text it was asked to embed."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def __call__(self, name: str) -> HashEmbedder:
-        outer = self
-
-        class Recorded(HashEmbedder):
-            def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
-                outer.texts += texts
-                return super().embed_documents(texts)
-
-        return Recorded(name)
 
 
 @pytest.fixture
@@ -54,8 +37,8 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def index(root: Path, settings: Settings, factory: Recording | None = None) -> IndexReport:
-    library = LocalLibrary(settings, embedder_factory=factory or Recording())
+def index(root: Path, settings: Settings, factory: RecordingFactory | None = None) -> IndexReport:
+    library = LocalLibrary(settings, embedder_factory=factory or RecordingFactory())
     try:
         return library.index([str(root)])
     finally:
@@ -216,7 +199,7 @@ def test_the_walk_withholds_secret_names_and_a_negation_opts_in(tree: Path) -> N
 
 
 def test_nothing_secret_is_stored_embedded_or_found(tree: Path, settings: Settings) -> None:
-    recording = Recording()
+    recording = RecordingFactory()
     report = index(tree, settings, recording)
     assert report.complete
     store = Store.open(tree / ".semlith", settings=settings)
@@ -332,7 +315,7 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
     with store.catalog.transaction():  # as migration 6 leaves a store indexed before it
         store.catalog.db.execute("UPDATE files SET rules=''")
     store.close()
-    recording = Recording()
+    recording = RecordingFactory()
     report = index(tree, settings, recording)
     assert report.removed == 4 and report.indexed == 2  # config.py and notes.md redone
     assert report.rechecked == 5 and report.rechunked == 0  # and 3 withheld by content
@@ -352,7 +335,7 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         return real(rel, data, opted_in=opted_in)
 
     monkeypatch.setattr("semlith.indexer.read_document", counting)
-    again = Recording()
+    again = RecordingFactory()
     assert index(tree, settings, again).indexed == 0 and again.texts == []
     assert reads == []  # each file was checked once, and says so
 
