@@ -44,6 +44,7 @@ import argparse
 import json
 import math
 import re
+import shutil
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -275,9 +276,13 @@ def bm25_searcher(corpus: Corpus, k: int) -> Searcher:
 # --- semlith ------------------------------------------------------------------------------
 
 def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
-                    model: str | None = None, package: bool = False
+                    model: str | None = None, package: bool = False,
+                    backend: str | None = None
                     ) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
     """Index each corpus into a store (incrementally), then search that store.
+
+    With `backend` (a Milvus target) each corpus is a new store of that backend, its repo
+    named after the corpus (the embeddings still come from the cache when there is one).
 
     Without `cache` the store is <workdir>/<name>. With it, the store is
     <cache>/stores/<name>-<model>-<ingest fingerprint> and every embedding goes through
@@ -317,7 +322,12 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     def prepare(corpus: Corpus) -> Iterator[Searcher]:
         root = corpus.folder if package else corpus.folder / corpus.root
         store_dir = workdir / f"{corpus.name}{'-package' if package else ''}{suffix}"
-        report = library.index([str(root)], store=str(store_dir), model=name)
+        target = None
+        if backend is not None:  # rows live in that engine: a store of its own each run
+            store_dir = store_dir.with_name(store_dir.name + "-milvus")
+            shutil.rmtree(store_dir, ignore_errors=True)
+            target = f"{backend}{'&' if '?' in backend else '?'}repo={corpus.name}"
+        report = library.index([str(root)], store=str(store_dir), model=name, backend=target)
         print(f"  semlith  {corpus.name:14} {report.summary()}")
         prefix = "" if package else corpus.root.strip("/")
         scope = Scope((str(store_dir),))
@@ -425,6 +435,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--cache", type=Path, help="reuse stores and embeddings kept here "
                    "(keyed by corpus, model and chunking; see vector_cache.py)")
     p.add_argument("--model", help="embedding model (default: semlith's default)")
+    p.add_argument("--backend", help="index into this Milvus target (docs/scale-out.md)")
     p.add_argument("--package", action="store_true",
                    help="index each corpus's whole package (tests, docs, changelogs and "
                    "all), not just its benchmark root: the distractors real repositories "
@@ -452,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prepare: Callable[[Corpus], AbstractContextManager[Searcher]] = (
             semlith_factory(args.workdir.resolve(), args.k,
                             args.cache.resolve() if args.cache else None, args.model,
-                            args.package)
+                            args.package, args.backend)
             if method == "semlith"
             else lambda c: nullcontext(bm25_searcher(c, args.k)))
         found = run_method(method, prepare, questions, corpora, args.k)

@@ -90,22 +90,26 @@ def stdlib_chunks() -> Iterator[str]:
 
 
 def build_store(workdir: Path, size: int, dim: int = DIM, log: object = print,
-                words: bool = False, model: str = "synthetic") -> Path:
+                words: bool = False, model: str = "synthetic",
+                backend: str | None = None) -> Path:
     """An on-disk store of `size` chunks (20 per file), built once and reused.
 
     `words` gives chunks real code text from the standard library (for keyword search
     timings); otherwise a short line each (enough for vector-only scenarios, and smaller).
+    With `backend` (a Milvus target) the store is built again every time: its rows live
+    in an engine this folder does not outlive.
     """
     tag = ("-stdlib" if words else "") + ("" if model == "synthetic" else f"-{model}")
+    tag += "-milvus" if backend else ""
     folder = workdir / f"store-{size}-{dim}-{DATA_VERSION}{tag}"
-    if (folder / "done").exists():
+    if (folder / "done").exists() and not backend:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     if callable(log):
         log(f"building a synthetic store of {size:,} chunks in {folder}")
     clusters = Clusters(dim)
     store = Store.create(folder, model=model, dim=dim, settings=Settings.load(),
-                         command="bench")
+                         command="bench", backend=backend)
     files = size // CHUNKS_PER_FILE
     per_batch = BLOCK // CHUNKS_PER_FILE
     texts = stdlib_chunks()

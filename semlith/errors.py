@@ -23,3 +23,7 @@ class StoreCorrupt(SemlithError):
 
 class ModelError(SemlithError):
     """The embedding model is missing, mismatched or failed to load."""
+
+
+class BackendError(SemlithError):
+    """A store's backend (Milvus) cannot be parsed, reached or used."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ DAEMON_LOG = "daemon.log"
 def _write_private(path: Path, text: str) -> None:
     """Atomically replace `path` with `text`, readable by the owner only."""
     make_private_folder(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, text.encode())
@@ -58,12 +59,16 @@ def registered_stores(home: Path) -> list[StoreEntry]:
             for e in data.get("stores", []) if isinstance(e, dict) and e.get("folder")]
 
 
+_REGISTERING = threading.Lock()  # two index runs of one process register one at a time
+
+
 def register_store(home: Path, entry: StoreEntry) -> None:
     """Add or update a store in the registry (keyed by its folder)."""
-    entries = [e for e in registered_stores(home) if e.folder != entry.folder]
-    entries.append(entry)
-    _write_private(home / REGISTRY, json.dumps(
-        {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
+    with _REGISTERING:
+        entries = [e for e in registered_stores(home) if e.folder != entry.folder]
+        entries.append(entry)
+        _write_private(home / REGISTRY, json.dumps(
+            {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
 
 
 def agent_key(home: Path) -> str:

@@ -89,11 +89,19 @@ class Library(Protocol):
         ...
 
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
-              model: str | None = None, time_budget: float | None = None,
-              on_progress: OnProgress | None = None,
+              model: str | None = None, backend: str | None = None,
+              time_budget: float | None = None, on_progress: OnProgress | None = None,
               on_skip: OnSkip | None = None) -> IndexReport:
         """Bring a store up to date with `paths` (default: its whole root), creating it
-        beside the first path when none exists there."""
+        beside the first path when none exists there. `model` and `backend` (a Milvus
+        target, docs/scale-out.md) are chosen when a store is created and kept; naming
+        others for an existing store is an error."""
+        ...
+
+    def attach(self, backend: str) -> StoreEntry:
+        """Register a read-only mirror of a repo that another machine indexes into Milvus
+        (`milvus://HOST:PORT/COLLECTION?repo=NAME`): searched like any store, never
+        indexed here. The running daemon serves it within a second."""
         ...
 
     def forget(self, path: str, *, store: str | None = None) -> int:

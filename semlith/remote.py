@@ -141,10 +141,10 @@ class RemoteLibrary:
         return [from_json(StoreEntry, r) for r in self._call("stores", {})]
 
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
-              model: str | None = None, time_budget: float | None = None,
-              on_progress: OnProgress | None = None,
+              model: str | None = None, backend: str | None = None,
+              time_budget: float | None = None, on_progress: OnProgress | None = None,
               on_skip: OnSkip | None = None) -> IndexReport:
-        body = {"paths": list(paths), "store": store, "model": model,
+        body = {"paths": list(paths), "store": store, "model": model, "backend": backend,
                 "time_budget": time_budget, "skips": on_skip is not None}
         for item in self._stream("index", body):
             if "progress" in item and on_progress is not None:
@@ -161,6 +161,13 @@ class RemoteLibrary:
               debounce: float = 0.5, on_event: OnEvent | None = None,
               stop: Event | None = None) -> Watched:
         return from_json(Watched, self._call("watch", {"paths": list(paths), "store": store}))
+
+    def attach(self, backend: str) -> StoreEntry:
+        # Attaching writes only SEMLITH_HOME (a mirror's folder and the registry), which
+        # the daemon follows: no daemon call is needed.
+        from semlith.local import attach_mirror
+
+        return attach_mirror(self.settings, backend)
 
     def forget(self, path: str, *, store: str | None = None) -> int:
         return int(self._call("forget", {"path": path, "store": store}))

@@ -20,6 +20,7 @@ import numpy as np
 from semlith.embed.pool import EmbedderPool
 from semlith.errors import ModelError, SemlithError
 from semlith.image_index import IMAGE_SPACE
+from semlith.ingest.chunk import split_identifiers
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import DEPTH, rank
 from semlith.ranking.query import Query, analyse
@@ -115,7 +116,8 @@ class Searcher:
         want = max(k, DEPTH)
         chosen = []
         for label, store in self.stores:
-            selected = q.count_selected(store.catalog, sel) if filters else None
+            selected = q.count_selected(store.catalog, sel) if filters and not store.mirror \
+                else None  # a mirror's rows are filtered by Milvus alone
             if selected != 0:
                 chosen.append((label, store, selected))
         if filters and not chosen:
@@ -130,7 +132,7 @@ class Searcher:
         hits: list[Hit] = []
         for (label, store, selected), pending, named in zip(chosen, keyword, symbols,
                                                              strict=True):
-            if text and store.model not in vectors and store.catalog.has_chunks():
+            if text and store.model not in vectors and store.has_chunks():
                 vectors[store.model] = self.embedders.embed_query(store.model, query)
             vector = vectors.get(store.model)
             dense = [] if vector is None else _dense(store, vector, want, sel, selected)
@@ -169,7 +171,7 @@ class Searcher:
 
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:
         """One store's hits. A chunk found by name is labelled with that definition."""
-        records = store.catalog.chunks(lists.ids())
+        records = store.chunk_records(lists.ids())
         hits = []
         for cid, score in rank(query, lists, records, self.weights)[:k]:
             rec = records[cid]
@@ -181,6 +183,8 @@ class Searcher:
 
 def _dense(store: Store, vector: np.ndarray, want: int, sel: Selection,
            selected: int | None, space: str = "text") -> list[tuple[int, float]]:
+    if store.remote is not None and space == "text":  # Milvus filters by expression
+        return store.remote.search(vector, want, filters=sel.filters)
     if selected is None:
         return store.dense_search(vector, want, live=False, space=space)
     total = store.catalog.chunk_count() or 1
@@ -195,6 +199,8 @@ def _dense(store: Store, vector: np.ndarray, want: int, sel: Selection,
 
 
 def _keyword(store: Store, query: str, want: int, sel: Selection) -> list[tuple[int, float]]:
+    if store.remote is not None:  # Milvus's BM25 over the same words the catalog indexes
+        return store.remote.keyword(f"{query}\n{split_identifiers(query)}", want, sel.filters)
     catalog = store.catalog
     fts = keyword_query(query, catalog.document_counts, catalog.chunk_count())
     return q.keyword_ids(catalog, fts, want, sel) if fts else []

@@ -34,6 +34,9 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_CLIP_WEIGHTS": "CLIP weights for image search: OpenAI's ViT-B-32 file, or an "
     "open_clip `local-dir` folder (default: what `semlith models --download clip-vit-b-32` "
     "fetched). See docs/images.md.",
+    "SEMLITH_MILVUS_TOKEN": "Credentials for a Milvus backend (`user:password` or an API "
+    "key), read when a Milvus-backed store connects; never written to a store, a log or an "
+    "error. See docs/scale-out.md.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }

@@ -91,6 +91,11 @@ def symbol_list(store: Store, query: str, want: int,
                 sel: Selection = EVERYTHING) -> dict[int, tuple[str, str]]:
     """Chunk id -> (name, kind) of the definitions a query names, best first."""
     found: dict[int, tuple[str, str]] = {}
+    if store.mirror and store.remote is not None:  # the definitions table is elsewhere
+        for ident in identifiers(query):
+            for rec in store.remote.definitions(ident.name, want, sel.filters):
+                found.setdefault(rec.id, (rec.symbol, rec.kind))
+        return dict(list(found.items())[:want])
     for ident in identifiers(query):
         for row in lookup(store, ident, sel=sel, limit=want):
             if row.chunk_id is not None and row.chunk_id not in found:

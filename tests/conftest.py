@@ -10,6 +10,7 @@ import pytest
 
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
+from tests.milvus_util import MilvusServer
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -34,6 +35,15 @@ def semlith_home(tmp_path_factory: pytest.TempPathFactory, models_dir: Path,
     for name in ("SEMLITH_INDEX_MEMORY", "SEMLITH_PERF", "SEMLITH_STORE", "SEMLITH_PORT"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusServer]:
+    """The real Milvus engine (milvus-lite's server on a free loopback port), started by
+    the first test that asks for it and stopped by pid at the end of the session."""
+    server = MilvusServer(tmp_path_factory.mktemp("milvus")).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

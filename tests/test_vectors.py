@@ -3,7 +3,8 @@ repairs (a torn sidecar tail, a lost shard file) and its brute-force mode."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 
 from semlith.store.exact import EXACT_NAME
+from semlith.store.milvus import MilvusSpace, MilvusTarget
+from semlith.store.query import ChunkExport
 from semlith.store.shards import SHARD_SPAN, ShardStats, shard_name
 from semlith.store.vectors import SHARDS_DIR, LocalSpace, VectorSpace
 from tests.conftest import unit_vectors
@@ -27,8 +30,19 @@ def _local(folder: Path, dim: int) -> VectorSpace:
     return LocalSpace(folder, dim, budget_bytes=1 << 20, perf=True)
 
 
-# Every backend must pass the contract tests: a new one (a Milvus space, #16) is one entry.
-BACKENDS: dict[str, Callable[[Path, int], VectorSpace]] = {"local": _local}
+def _milvus(folder: Path, dim: int, uri: str) -> VectorSpace:
+    """A Milvus space over a collection named after the test's folder (the real engine)."""
+    name = "v_" + re.sub(r"[^a-z0-9]", "_", folder.parent.name.lower())
+    target = MilvusTarget.parse(f"{uri}/{name}").named(model="contract", repo="r")
+
+    def rows(ids: Sequence[int]) -> list[ChunkExport]:
+        return [ChunkExport(int(i), f"f{i}.py", 0, 1, 1, "", "", f"chunk {i}", ext=".py")
+                for i in ids]
+    return MilvusSpace(target, model="contract", dim=dim, rows=rows)
+
+
+# Every backend must pass the contract tests: a new one is one entry.
+BACKENDS: dict[str, Callable[..., VectorSpace]] = {"local": _local, "milvus": _milvus}
 
 OpenSpace = Callable[[], VectorSpace]
 
@@ -37,10 +51,11 @@ OpenSpace = Callable[[], VectorSpace]
 def open_space(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenSpace]:
     """Opens the backend's space over one folder; called again after a close, a reopen."""
     factory = BACKENDS[request.param]
+    extra = [request.getfixturevalue("milvus_server").uri] if request.param == "milvus" else []
     opened: list[VectorSpace] = []
 
     def open_() -> VectorSpace:
-        opened.append(factory(tmp_path / "space", DIM))
+        opened.append(factory(tmp_path / "space", DIM, *extra))
         return opened[-1]
 
     yield open_

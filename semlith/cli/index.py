@@ -21,11 +21,15 @@ def _absolute(paths: tuple[Path, ...]) -> list[str]:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @store_option()
 @click.option("--model", help="Embedding model for a new store (fixed for its lifetime).")
+@click.option("--backend", metavar="URI",
+              help="Keep a new store's vectors and keyword index in Milvus: "
+                   "milvus://HOST:PORT/COLLECTION or milvus+lite:///PATH.db "
+                   "(docs/scale-out.md; token in SEMLITH_MILVUS_TOKEN).")
 @click.option("-v", "--verbose", is_flag=True, help="List every skipped file with its reason.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
 @click.pass_context
 def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model: str | None,
-          verbose: bool, quiet: bool) -> None:
+          backend: str | None, verbose: bool, quiet: bool) -> None:
     """Index PATHS (default: the current folder) into a store, incrementally.
 
     The store is `.semlith` in the indexed folder (or the one found above it). Unchanged
@@ -34,7 +38,7 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model:
     """
     with errors(), output.progress_printer(quiet) as on_progress:
         report = library(ctx).index(_absolute(paths), store=_store(store), model=model,
-                                    on_progress=on_progress,
+                                    backend=backend, on_progress=on_progress,
                                     on_skip=output.skip_printer() if verbose else None)
     line = report.summary()
     if report.by_daemon:
@@ -97,3 +101,19 @@ def watch(ctx: click.Context, paths: tuple[Path, ...], store: str | None,
     if watched.by_daemon:
         click.echo(f"the running daemon (pid {watched.by_daemon}) watches {watched.root}; "
                    "`semlith stats` shows its last batch")
+
+
+@main.command()
+@click.argument("backend", metavar="URI")
+@click.pass_context
+def attach(ctx: click.Context, backend: str) -> None:
+    """Search a repo that another machine indexes into Milvus, without its files.
+
+    URI is milvus://HOST:PORT/COLLECTION?repo=NAME (the token in SEMLITH_MILVUS_TOKEN).
+    The mirror is searched like any store and never indexed here; `semlith read` shows
+    a file as its chunks hold it. See docs/scale-out.md.
+    """
+    with errors():
+        entry = library(ctx).attach(backend)
+    click.echo(f"attached {entry.name!r} ({entry.model}) as a store; "
+               f"search it with --store {entry.name}")

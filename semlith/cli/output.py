@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
@@ -148,9 +148,7 @@ def stats(info: StoreStats) -> str:
                                         if info.pending_chunks else ""),
         "chunked by " + ", ".join(f"{how or 'unknown'}: {n}"
                                   for how, n in info.chunked_by.items()),
-        f"shards     {shards['shards']}, {shards['resident']} resident "
-        f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
-        "budget)",
+        _vector_side(shards, info.exact_records),
     ]
     for name, space in info.spaces.items():
         if name != "text":
@@ -168,11 +166,21 @@ def stats(info: StoreStats) -> str:
         from semlith.watch import describe_watch
 
         lines.append(f"           {describe_watch(info.watch)}")
-    if shards["disk_bytes"] > shards["budget_bytes"]:
+    if shards.get("disk_bytes", 0) > shards.get("budget_bytes", 0):
         lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
+
+
+def _vector_side(shards: dict[str, Any], vectors: int) -> str:
+    """The local shards, or the Milvus collection that holds the store's vectors."""
+    if "backend" in shards:
+        return (f"backend    {shards['backend']}: {vectors} rows of repo {shards['repo']!r},"
+                f" {shards['collection_rows']} in collection {shards['collection']!r}")
+    return (f"shards     {shards['shards']}, {shards['resident']} resident "
+            f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
+            "budget)")
 
 
 def passage(p: Passage) -> str:

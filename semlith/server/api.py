@@ -145,6 +145,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             paths = _strings(body, "paths")
             store = _optional(body, "store", str)
             model = _optional(body, "model", str)
+            backend = _optional(body, "backend", str)
             budget = _optional(body, "time_budget", (int, float))
             skips = bool(_get(body, "skips", bool, False))
         except BadRequest as exc:
@@ -161,7 +162,8 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
         def run() -> None:
             try:
                 report = library.index(
-                    paths, store=store, model=model, time_budget=budget, on_progress=progress,
+                    paths, store=store, model=model, backend=backend, time_budget=budget,
+                    on_progress=progress,
                     on_skip=(lambda *skip: lines.put({"skip": list(skip)})) if skips else None)
                 lines.put({"report": report.as_json()})
             except (SemlithError, ValueError, TypeError, PermissionError, OSError) as exc:

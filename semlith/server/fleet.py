@@ -128,6 +128,8 @@ class Fleet:
             self._watch(held, debounce)
 
     def _watch(self, held: Held, debounce: float) -> None:
+        if held.store.mirror:  # its files are on the machine that indexes it
+            return
         watcher = StoreWatcher(held.store.root, held.store.folder,
                                functools.partial(self._batch, held), debounce=debounce)
         watcher.on_batch = functools.partial(self._batched, held)

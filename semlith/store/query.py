@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from semlith.languages import resolve_language
-from semlith.store.catalog import Catalog, glob_escape
+from semlith.store.catalog import Catalog, ChunkRecord, glob_escape
 from semlith.types import Filters
 
 
@@ -23,6 +23,7 @@ class Selection:
 
     where: str = "1"
     params: tuple[str, ...] = ()
+    filters: Filters = Filters()  # what it was compiled from (a Milvus store compiles its own)
 
     @property
     def everything(self) -> bool:
@@ -32,37 +33,37 @@ class Selection:
     def of(cls, filters: Filters) -> Selection:
         clauses: list[str] = []
         params: list[str] = []
-        inc, exc = _split(filters.paths)
+        inc, exc = split_negated(filters.paths)
         for group, negate in ((inc, False), (exc, True)):
             if group:
-                globs = [g for p in group for g in _path_globs(p)]
+                globs = [g for p in group for g in path_globs(p)]
                 any_of = " OR ".join("f.path GLOB ?" for _ in globs)
                 clauses.append(f"{'NOT ' if negate else ''}({any_of})")
                 params.extend(globs)
-        inc, exc = _split(filters.exts)
+        inc, exc = split_negated(filters.exts)
         for group, op in ((inc, "IN"), (exc, "NOT IN")):
             if group:
                 exts = ["." + e.lower().lstrip(".") for e in group]
                 clauses.append(f"f.ext {op} ({','.join('?' * len(exts))})")
                 params.extend(exts)
-        inc, exc = _split(filters.langs)
+        inc, exc = split_negated(filters.langs)
         for group, op in ((inc, "IN"), (exc, "NOT IN")):
             if group:
                 names = [resolve_language(v).name for v in group]
                 clauses.append(f"f.lang {op} ({','.join('?' * len(names))})")
                 params.extend(names)
-        return cls(" AND ".join(clauses) or "1", tuple(params))
+        return cls(" AND ".join(clauses) or "1", tuple(params), filters)
 
 
 EVERYTHING = Selection()
 
 
-def _split(values: Sequence[str]) -> tuple[list[str], list[str]]:
+def split_negated(values: Sequence[str]) -> tuple[list[str], list[str]]:
     include = [v for v in values if not v.startswith("!")]
     return include, [v[1:] for v in values if v.startswith("!")]
 
 
-def _path_globs(pattern: str) -> list[str]:
+def path_globs(pattern: str) -> list[str]:
     """GLOB patterns for one `--path`: relative ones match anywhere, folders match inside."""
     p = pattern.strip().replace("\\", "/").replace("**/", "*").replace("**", "*")
     anchored = p.startswith("/")
@@ -110,6 +111,28 @@ def keyword_ids(catalog: Catalog, fts: str, k: int, sel: Selection
         f" WHERE chunks_fts MATCH ? AND ({sel.where}) ORDER BY bm25(chunks_fts) LIMIT ?",
         [fts, *sel.params, k]).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkExport(ChunkRecord):
+    """A chunk as a Milvus row holds it besides its vector: the record, the identifiers
+    its keyword index splits out, and its file's language and extension."""
+
+    idents: str = ""
+    lang: str = ""
+    ext: str = ""
+
+
+def exported_chunks(catalog: Catalog, ids: Sequence[int]) -> list[ChunkExport]:
+    """What a Milvus row holds of each chunk among `ids` that exists (one query)."""
+    if not len(ids):
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = catalog.db.execute(
+        "SELECT c.id, f.path, c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text,"
+        " c.idents, f.lang, f.ext FROM chunks c JOIN files f ON f.id = c.file_id"
+        f" WHERE c.id IN ({marks}) ORDER BY c.id", [int(i) for i in ids]).fetchall()
+    return [ChunkExport(*row) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)

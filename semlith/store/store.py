@@ -17,19 +17,21 @@ are lost go back to pending, and trashed vector ids are removed.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from semlith.errors import ModelError, StoreNotFound
+from semlith.errors import BackendError, ModelError, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
-from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
+from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, ChunkRecord, SpaceRecord
 from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME, WriterLock
+from semlith.store.milvus import MilvusSpace, MilvusTarget
+from semlith.store.query import exported_chunks
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
 GITIGNORE = ".gitignore"
@@ -54,14 +56,27 @@ class Store:
         dim = int(catalog.meta("dim", "0") or 0)
         self.dim = dim
         self.model = catalog.meta("model", "") or ""
-        self.vectors: VectorSpace = LocalSpace(folder, dim, settings.index_memory_mb << 20,
-                                               settings.perf)
+        # A Milvus-backed store (issue #16) keeps its text vectors and keyword index there.
+        self.remote: MilvusSpace | None = None
+        self.vectors: VectorSpace
+        backend = catalog.meta("backend")
+        # A mirror (`semlith attach`) reads a repo another machine indexes: its catalog
+        # holds only meta, its chunks are the Milvus rows.
+        self.mirror = catalog.meta("mirror") == "1"
+        if backend:
+            self.remote = MilvusSpace(MilvusTarget.parse(backend), model=self.model, dim=dim,
+                                      rows=partial(exported_chunks, catalog),
+                                      reader=self.mirror)
+            self.vectors = self.remote
+        else:
+            self.vectors = LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)
         self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
         for record in catalog.spaces().values():
             if record.name != TEXT:
                 self.spaces[record.name] = self._local_space(record)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
+        self._name: str | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -79,14 +94,35 @@ class Store:
 
     @property
     def name(self) -> str:
-        return self.root.name
+        if self._name is None:  # fixed at creation, read once (on the query path)
+            self._name = self.catalog.meta("name") or self.root.name
+        return self._name
 
     @classmethod
-    def create(cls, folder: Path, *, model: str, dim: int, settings: Settings,
-               command: str | None = None, root: Path | None = None) -> Store:
-        """Create an empty store (writable, locked). The model is fixed for its lifetime."""
-        if dim <= 0 or dim % 8:
-            raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
+    def create_mirror(cls, folder: Path, *, backend: str, settings: Settings) -> Store:
+        """A mirror of the repo `backend` names (`?repo=` is required): a store folder
+        whose catalog holds only meta, read from Milvus (writable, locked: it is new).
+        The model and dimension are the collection's."""
+        target = MilvusTarget.parse(backend)
+        if not target.repo or not target.collection:
+            raise BackendError("attach needs the collection and the repo: "
+                               "milvus://HOST:PORT/COLLECTION?repo=NAME")
+        model, dim = MilvusSpace.collection_model(target)
+
+        def describe(catalog: Catalog) -> None:
+            with catalog.transaction():
+                for key, value in (("backend", str(target)), ("mirror", 1), ("model", model),
+                                   ("dim", dim), ("name", target.repo), ("root", str(folder)),
+                                   ("created", time.time())):
+                    catalog.set_meta(key, value)
+                catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
+        return cls._make(folder, settings, "semlith attach", describe)
+
+    @classmethod
+    def _make(cls, folder: Path, settings: Settings, command: str | None,
+              describe: Callable[[Catalog], None]) -> Store:
+        """The store at `folder`, made writable and locked; `describe` writes the meta of
+        a new one (a catalog without a model is new: its creation did not finish)."""
         folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
         lock = WriterLock(folder, command).acquire()
         try:
@@ -94,20 +130,53 @@ class Store:
             create_private_file(folder / CATALOG_NAME)
             catalog = Catalog.open(folder / CATALOG_NAME, create=True)
             if catalog.meta("model") is None:
-                root = (root or folder.parent).resolve()
-                with catalog.transaction():
-                    catalog.set_meta("model", model)
-                    catalog.set_meta("dim", dim)
-                    catalog.set_meta("created", time.time())
-                    if root != folder.resolve().parent:
-                        catalog.set_meta("root", str(root))
-                    catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
+                describe(catalog)
             store = cls(folder, catalog, settings, lock)
             store._recover()
             return store
         except BaseException:
             lock.release()
             raise
+
+    def has_chunks(self) -> bool:
+        """Whether a search has anything to embed the query for."""
+        return self.mirror or self.catalog.has_chunks()
+
+    def chunk_records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        """The chunks among `ids` that exist (a mirror's from its Milvus rows)."""
+        if self.mirror and self.remote is not None:
+            return self.remote.records(ids)
+        return self.catalog.chunks(ids)
+
+    @classmethod
+    def create(cls, folder: Path, *, model: str, dim: int, settings: Settings,
+               command: str | None = None, root: Path | None = None,
+               backend: str | None = None) -> Store:
+        """Create an empty store (writable, locked). The model is fixed for its lifetime,
+        and so is `backend` (a Milvus target, `semlith.store.milvus`; None: local).
+
+        A new Milvus-backed store owns its repo's rows: it deletes what a store of the
+        same repo left in the collection."""
+        target = None if backend is None else MilvusTarget.parse(backend)
+        if dim <= 0 or dim % 8:
+            raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
+        home = (root or folder.parent).resolve()
+
+        def describe(catalog: Catalog) -> None:
+            named = None
+            if target is not None:  # before the meta: a store never sees older rows
+                named = target.named(model=model, repo=home.name)
+                MilvusSpace.claim_repo(named, model=model, dim=dim)
+            with catalog.transaction():
+                if named is not None:
+                    catalog.set_meta("backend", str(named))
+                catalog.set_meta("model", model)
+                catalog.set_meta("dim", dim)
+                catalog.set_meta("created", time.time())
+                if home != folder.resolve().parent:
+                    catalog.set_meta("root", str(home))
+                catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
+        return cls._make(folder, settings, command, describe)
 
     @classmethod
     def open(cls, folder: Path, *, settings: Settings, writable: bool = False,
@@ -303,6 +372,7 @@ class Store:
 
     def stats(self) -> dict[str, Any]:
         vectors = self.vectors.stats()
+        vectors_held = vectors["exact_records"]
         return {
             "name": self.name,
             "folder": str(self.folder),
@@ -320,4 +390,5 @@ class Store:
                                 "vectors": self.spaces[r.name].stats()["exact_records"]}
                        for r in self.catalog.spaces().values() if r.name in self.spaces},
             "recovered": dict(self.recovered),
+            **({"chunks": vectors_held} if self.mirror else {}),
         }

@@ -113,6 +113,15 @@ class VectorSpace(Protocol):
         ...
 
 
+def checked(ids: np.ndarray, vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """`ids` as uint64 and `vectors` as contiguous float32; ValueError for a wrong shape."""
+    ids = np.asarray(ids, dtype=np.uint64)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if vectors.shape != (len(ids), dim):
+        raise ValueError(f"expected vectors of shape ({len(ids)}, {dim}), got {vectors.shape}")
+    return ids, vectors
+
+
 class LocalSpace:
     """`exact.f32` and 4-bit shards in a store folder (the default `VectorSpace`).
 
@@ -130,11 +139,7 @@ class LocalSpace:
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Append to `exact.f32` (fsync), then to the in-memory shards."""
-        ids = np.asarray(ids, dtype=np.uint64)
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        if vectors.shape != (len(ids), self.dim):
-            raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), "
-                             f"got {vectors.shape}")
+        ids, vectors = checked(ids, vectors, self.dim)
         self.exact.append(ids, vectors)
         self.shards.add(ids, vectors)
 

@@ -1,0 +1,139 @@
+"""The Milvus backend beside the local engine (issue #16): ingest, queries, concurrency.
+
+Both sides hold the same synthetic vectors (clustered, 384 dimensions) over real text
+(the standard library in line windows, 20 chunks a file). The Milvus side is a store
+created with `backend=milvus://...` on a milvus-lite server this scenario starts on a
+free loopback port (the C++ engine, one process; a cluster spreads the same work over
+query nodes). Query vectors come from the same mixture; the query text from a fixed
+list, so keyword and hybrid timings use real BM25 work.
+
+- ingest: rows/s of the whole build (catalog writes and upserts of 256 rows, each
+  acknowledged by Milvus before the next);
+- dense / keyword: one list of 30, p50/p95;
+- hybrid: the whole `Searcher.search` (both lists, the symbol list, ranking, k=10),
+  unfiltered and with a `--path` filter that keeps ~1 % of the files;
+- clients: N threads, each with its own read-only store and searcher, hybrid queries
+  for a fixed time: queries/s and p50/p95 per query.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from harness import Context, Metrics, Result, percentiles, scenario, timed
+from synth import DIM, Clusters, build_store
+
+from semlith.embed.pool import EmbedderPool
+from semlith.search import Searcher, _keyword
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.store.query import Selection
+from semlith.types import Filters
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.milvus_util import MilvusServer  # the tests' engine fixture
+
+QUERIES = [f"how does the {a} {b} work" for a, b in itertools.product(
+    ["retry", "cache", "socket", "queue", "parser", "thread"],
+    ["handler", "timeout", "buffer", "encoding", "logger"])]
+FILTER = Filters(paths=("src/mod0/",))  # 100 of the 5,000 files at 100k
+CLIENT_SECONDS = 10.0
+
+
+class _Vectors:
+    """The query-side embedder: synthetic query vectors in turn (the model is not what
+    this scenario measures)."""
+
+    name, dim = "synthetic", DIM
+
+    def __init__(self) -> None:
+        self._cycle = itertools.cycle(Clusters(DIM).queries(64))
+        self._lock = threading.Lock()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(next(self._cycle))
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        raise AssertionError("the benchmark never embeds documents")
+
+
+def _measure(folder: Path, prefix: str, seconds: float) -> Metrics:
+    store = Store.open(folder, settings=Settings.load())
+    queries = _Vectors()
+    words = itertools.cycle(QUERIES)
+    searcher = Searcher([("bench", store)], EmbedderPool(lambda name: queries, cache=False))
+    out: Metrics = {}
+    for name, func in [
+            ("dense", lambda: store.dense_search(queries.embed_query(""), 30, live=False)),
+            ("keyword", lambda: _keyword(store, next(words), 30, Selection())),
+            ("hybrid", lambda: searcher.search(next(words), 10)),
+            ("hybrid_filtered", lambda: searcher.search(next(words), 10, FILTER))]:
+        out.update({f"{prefix}_{name}_{k}": v for k, v in timed(func, runs=60).items()})
+    store.close()
+    for clients in (8, 32):
+        out.update({f"{prefix}_{k}": v for k, v in _clients(folder, clients, seconds).items()})
+    return out
+
+
+def _clients(folder: Path, clients: int, seconds: float) -> Metrics:
+    """`clients` threads asking hybrid queries for `seconds`: queries/s, p50/p95."""
+    ready = threading.Barrier(clients)
+    stop = [0.0]
+
+    def client(seed: int) -> list[float]:
+        store = Store.open(folder, settings=Settings.load())
+        queries = _Vectors()
+        searcher = Searcher([("bench", store)], EmbedderPool(lambda name: queries,
+                                                             cache=False))
+        words: Iterator[str] = itertools.cycle(QUERIES[seed % len(QUERIES):] + QUERIES)
+        samples = []
+        try:
+            if ready.wait() == 0:  # every client has opened its store: start the clock
+                stop[0] = time.monotonic() + seconds
+            ready.wait()
+            while time.monotonic() < stop[0]:
+                start = time.perf_counter()
+                searcher.search(next(words), 10)
+                samples.append(time.perf_counter() - start)
+        finally:
+            store.close()
+        return samples
+
+    with ThreadPoolExecutor(clients) as pool:
+        samples = [s for part in pool.map(client, range(clients)) for s in part]
+    stats = percentiles(samples)
+    return {f"c{clients}_qps": round(len(samples) / seconds, 1),
+            f"c{clients}_p50_ms": stats["p50_ms"], f"c{clients}_p95_ms": stats["p95_ms"]}
+
+
+@scenario("milvus", sizes=[100_000], fast_sizes=[2_000])
+def milvus(ctx: Context, sizes: list[int]) -> Result:
+    """Milvus backend beside the local engine: ingest rows/s, dense/keyword/hybrid p50/p95,
+    8 and 32 clients."""
+    out: Result = {}
+    server = MilvusServer(ctx.workdir / "milvus-data").start()
+    try:
+        for size in sizes:
+            start = time.perf_counter()
+            folder = build_store(ctx.workdir, size, words=True, log=ctx.log,
+                                 backend=f"{server.uri}/bench_{size}")
+            build_s = time.perf_counter() - start
+            metrics: dict[str, Any] = {"milvus_ingest_rows_per_s": round(size / build_s)}
+            seconds = 2.0 if ctx.fast else CLIENT_SECONDS
+            metrics.update(_measure(folder, "milvus", seconds))
+            local = build_store(ctx.workdir, size, words=True, log=ctx.log)
+            metrics.update(_measure(local, "local", seconds))
+            out[size] = metrics
+            ctx.log(f"milvus {size}: {metrics}")
+    finally:
+        server.stop()
+    return out

@@ -1,0 +1,543 @@
+"""A store's text vectors and keyword index in a Milvus collection (issue #16).
+
+A Milvus-backed store is a local store folder whose `text` space is `MilvusSpace`: the
+catalog still owns the walk, the content hashes and the crash order, while every chunk
+is a row of a Milvus collection that holds its dense vector, a BM25 index of its words
+and what a reader needs to show it (repo, path, lines, kind, symbol, language,
+extension, text). One collection per model holds the chunks of many repositories, each
+store writing only the rows of its own `repo`.
+
+Rows are upserted under a primary key made from the chunk's identity (repo, path,
+ordinal, xxh64 of its text), so a killed run that embeds a file again overwrites what
+it wrote before instead of doubling it. The store's own chunk id (`local_id`) is a field:
+removals are by (repo, local_id), which never touches a row a later upsert re-keyed.
+An upsert that returned is acknowledged by Milvus (in its write-ahead log: the message
+queue of a cluster, the lite engine's own log); the store commits a file's hash only
+after that (`Store.checkpoint`). Reads use the consistency level of the target
+(`Strong` unless the URI says otherwise): a search sees every acknowledged write.
+
+Targets (recorded in the store's meta without credentials; the token comes from
+`SEMLITH_MILVUS_TOKEN`):
+
+- `milvus://HOST:PORT[/COLLECTION][?repo=NAME&consistency=Bounded&index=HNSW]` (plain
+  gRPC/HTTP), `milvus+https://...` for TLS;
+- `milvus+lite:///ABSOLUTE/PATH.db[?collection=NAME&repo=NAME]`: the embedded engine
+  (one process at a time).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import numpy as np
+import xxhash
+
+from semlith.errors import BackendError, ModelError, SemlithError
+from semlith.languages import resolve_language
+from semlith.store.catalog import ChunkRecord
+from semlith.store.query import ChunkExport, path_globs, split_negated
+from semlith.store.vectors import RESCORE_HEAD, checked
+from semlith.types import Filters
+
+TOKEN_ENV = "SEMLITH_MILVUS_TOKEN"
+SCHEMES = ("milvus://", "milvus+https://", "milvus+lite://")
+CONSISTENCY = ("Strong", "Bounded", "Session", "Eventually")
+VARCHAR_MAX = 65_535  # bytes: Milvus's VARCHAR limit
+PATH_MAX = 4_096
+BATCH_ROWS = 256  # rows per upsert: ~1 MB of text and vectors, far below gRPC's 64 MB
+ID_BATCH = 1_000  # ids per delete / fetch expression
+CALL_TIMEOUT_S = 60.0  # per call, retries included (a cluster under load may be slow)
+INSTALL = "pip install 'semlith[milvus]'"
+_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+@dataclass(frozen=True, slots=True)
+class MilvusTarget:
+    """Where a store's rows live: the client URI, collection, repo and read consistency."""
+
+    scheme: str
+    address: str  # host:port, or the lite database's absolute path
+    collection: str = ""  # "" until the model names it (`semlith_<model>`)
+    repo: str = ""  # "" until the store names it (its root folder's name)
+    consistency: str = "Strong"
+    index: str = "AUTOINDEX"  # the dense index a new collection gets
+
+    @classmethod
+    def parse(cls, text: str) -> MilvusTarget:
+        """A target from `--backend`; BackendError names what is wrong."""
+        if not text.startswith(SCHEMES):
+            raise BackendError(f"unknown backend {text!r}: use milvus://HOST:PORT/COLLECTION"
+                               " or milvus+lite:///PATH.db")
+        parts = urlsplit(text)
+        if parts.username or parts.password:
+            raise BackendError(f"put credentials in {TOKEN_ENV}, not in the backend URI")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        unknown = set(query) - {"collection", "repo", "consistency", "index"}
+        if unknown:
+            raise BackendError(f"unknown backend option(s): {', '.join(sorted(unknown))}")
+        consistency = query.get("consistency", "Strong").capitalize()
+        if consistency not in CONSISTENCY:
+            raise BackendError(f"consistency must be one of {', '.join(CONSISTENCY)}")
+        index = query.get("index", "AUTOINDEX").upper()
+        if not re.fullmatch(r"[A-Z0-9_]+", index):
+            raise BackendError(f"index {index!r}: a Milvus index type such as HNSW")
+        if parts.scheme == "milvus+lite":
+            path = Path(parts.path)
+            if not parts.path or parts.netloc:
+                raise BackendError("milvus+lite needs an absolute path: milvus+lite:///PATH.db")
+            return cls(parts.scheme, str(path), query.get("collection", ""),
+                       query.get("repo", ""), consistency, index)
+        if not parts.hostname or not parts.port:
+            raise BackendError(f"{text!r} needs a host and a port: milvus://HOST:PORT/NAME")
+        collection = query.get("collection", parts.path.strip("/"))
+        return cls(parts.scheme, f"{parts.hostname}:{parts.port}", collection,
+                   query.get("repo", ""), consistency, index)
+
+    def named(self, *, model: str, repo: str) -> MilvusTarget:
+        """This target with its collection and repo filled in where the URI left them."""
+        collection = self.collection or "semlith_" + _NAME.sub("_", model).lower()
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", collection):
+            raise BackendError(f"collection name {collection!r}: letters, digits and _ only")
+        return replace(self, collection=collection, repo=self.repo or repo)
+
+    @property
+    def uri(self) -> str:
+        """What `pymilvus.MilvusClient` connects to."""
+        if self.scheme == "milvus+lite":
+            return self.address
+        return ("https://" if self.scheme == "milvus+https" else "http://") + self.address
+
+    def __str__(self) -> str:
+        """The URI recorded in the store's meta: no credential in it."""
+        options = {"repo": self.repo,
+                   "consistency": "" if self.consistency == "Strong" else self.consistency,
+                   "index": "" if self.index == "AUTOINDEX" else self.index}
+        if self.scheme == "milvus+lite":
+            options = {"collection": self.collection, **options}
+            head = f"milvus+lite://{self.address}"
+        else:
+            head = f"{self.scheme}://{self.address}/{self.collection}"
+        query = urlencode({k: v for k, v in options.items() if v})
+        return f"{head}?{query}" if query else head
+
+
+Rows = Callable[[Sequence[int]], list[ChunkExport]]
+# A row's fields that make a ChunkRecord, in its order.
+_RECORD = ("local_id", "path", "ordinal", "start_line", "end_line", "kind", "symbol", "text")
+
+
+class _Clients:
+    """One client per (URI, token) in a process, closed when its last space closes.
+
+    pymilvus's clients of one URI share a gRPC channel: closing one would close it under
+    every other store of that engine (measured: "Cannot invoke RPC on closed channel").
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[tuple[str, str], list[Any]] = {}  # key -> [client, users]
+
+    def get(self, target: MilvusTarget) -> Any:
+        key = (target.uri, os.environ.get(TOKEN_ENV, ""))
+        with self._lock:
+            if key in self._held:
+                self._held[key][1] += 1
+                return self._held[key][0]
+            client = _connect(target, key[1])
+            self._held[key] = [client, 1]
+            return client
+
+    def release(self, client: Any) -> None:
+        with self._lock:
+            for key, held in list(self._held.items()):
+                if held[0] is client:
+                    held[1] -= 1
+                    if held[1] == 0:
+                        del self._held[key]
+                        client.close()
+                    return
+
+
+CLIENTS = _Clients()
+
+
+def _connect(target: MilvusTarget, token: str) -> Any:
+    try:
+        from pymilvus import MilvusClient
+    except ImportError as exc:  # the extra is not installed
+        raise BackendError(f"the Milvus backend needs pymilvus: {INSTALL}") from exc
+    try:
+        return MilvusClient(uri=target.uri, token=token, timeout=10)
+    except Exception as exc:  # pymilvus raises its own MilvusException and grpc errors
+        raise BackendError(f"cannot reach Milvus at {target}: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    """One line of a client error, without anything the token could be part of."""
+    text = str(getattr(exc, "message", "") or exc).splitlines()[0] if str(exc) else repr(exc)
+    token = os.environ.get(TOKEN_ENV, "")
+    return text.replace(token, "***") if token else text
+
+
+def _clip(text: str, limit: int = VARCHAR_MAX) -> str:
+    """`text` cut to `limit` UTF-8 bytes at a character boundary."""
+    data = text.encode("utf-8", "replace")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def chunk_key(repo: str, path: str, ordinal: int, text: str) -> int:
+    """The primary key of a chunk's row: its identity, as a positive int64."""
+    digest = xxhash.xxh64_hexdigest(text.encode("utf-8", "replace"))
+    raw = f"{repo}\0{path}\0{ordinal}\0{digest}".encode("utf-8", "replace")
+    return xxhash.xxh64_intdigest(raw) & 0x7FFF_FFFF_FFFF_FFFF
+
+
+class MilvusSpace:
+    """The `VectorSpace` of a Milvus-backed store, plus its BM25 keyword list."""
+
+    def __init__(self, target: MilvusTarget, *, model: str, dim: int, rows: Rows,
+                 reader: bool = False) -> None:
+        """`reader`: a mirror's space (`semlith attach`), which reads another machine's
+        rows and never writes, repairs or creates anything."""
+        self.target = target
+        self.dim = dim
+        self.model = model
+        self.reader = reader
+        self._rows = rows
+        self._client = CLIENTS.get(target)
+        self.name = target.collection
+        self._repo = f"repo == {literal(target.repo)}"
+        self._last = 0  # the largest id this instance added (ids only increase)
+        self._ensure_collection()
+
+    # -- the collection ------------------------------------------------------------------
+
+    @property
+    def description(self) -> str:
+        return f"semlith chunks; model={self.model}; dim={self.dim}"
+
+    def _ensure_collection(self) -> None:
+        c = self._client
+        try:
+            if c.has_collection(self.name):
+                found = c.describe_collection(self.name).get("description", "")
+                if found != self.description:
+                    raise ModelError(
+                        f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
+                        f" not chunks of {self.model} ({self.dim} dimensions); name another"
+                        " collection in --backend")
+            elif self.reader:
+                raise BackendError(f"Milvus at {self.target} has no collection {self.name!r}")
+            else:
+                self._create()
+            c.load_collection(self.name)
+        except SemlithError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"Milvus collection {self.name!r} at {self.target}: "
+                               f"{_reason(exc)}") from exc
+
+    def _create(self) -> None:
+        """Create the collection; another indexer creating it at the same time wins."""
+        try:
+            self._client.create_collection(self.name, schema=self._schema(),
+                                           index_params=self._indexes(),
+                                           consistency_level=self.target.consistency)
+        except Exception:
+            if not self._client.has_collection(self.name):
+                raise
+            self._ensure_collection()  # made by the other one: check it holds this model
+
+    def _schema(self) -> Any:
+        from pymilvus import DataType, Function, FunctionType, MilvusClient
+
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False,
+                                            description=self.description)
+        schema.add_field("pk", DataType.INT64, is_primary=True)
+        schema.add_field("repo", DataType.VARCHAR, max_length=1024)
+        schema.add_field("path", DataType.VARCHAR, max_length=PATH_MAX)
+        schema.add_field("local_id", DataType.INT64)
+        schema.add_field("ordinal", DataType.INT64)
+        schema.add_field("start_line", DataType.INT64)
+        schema.add_field("end_line", DataType.INT64)
+        schema.add_field("lang", DataType.VARCHAR, max_length=128)
+        schema.add_field("ext", DataType.VARCHAR, max_length=128)
+        schema.add_field("kind", DataType.VARCHAR, max_length=128)
+        schema.add_field("symbol", DataType.VARCHAR, max_length=1024)
+        schema.add_field("content_hash", DataType.VARCHAR, max_length=16)
+        schema.add_field("text", DataType.VARCHAR, max_length=VARCHAR_MAX)
+        # What BM25 indexes: the text and its identifiers split (Milvus's standard
+        # tokenizer splits snake_case, not camelCase), with English stems.
+        schema.add_field("words", DataType.VARCHAR, max_length=VARCHAR_MAX,
+                         enable_analyzer=True, analyzer_params={"type": "english"})
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=self.dim)
+        schema.add_function(Function(name="bm25", function_type=FunctionType.BM25,
+                                     input_field_names=["words"],
+                                     output_field_names=["sparse"]))
+        return schema
+
+    def _indexes(self) -> Any:
+        params = self._client.prepare_index_params()
+        # AUTOINDEX lets the engine pick (FLAT in the lite build, which takes only FLAT,
+        # IVF_FLAT and AUTOINDEX; a graph index on a cluster); `?index=HNSW` names one.
+        # Unit vectors: inner product is the cosine.
+        params.add_index(field_name="dense", index_type=self.target.index, metric_type="IP")
+        params.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX",
+                         metric_type="BM25")
+        return params
+
+    def _call(self, what: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`func` with a bounded time (pymilvus retries a failing call for minutes)."""
+        try:
+            return func(*args, timeout=CALL_TIMEOUT_S, **kwargs)
+        except Exception as exc:
+            raise BackendError(f"Milvus {what} on {self.name!r} at {self.target} failed: "
+                               f"{_reason(exc)}") from exc
+
+    # -- writing (the store's one writer) ------------------------------------------------
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Upsert the rows of `ids`; returns once Milvus acknowledged every one."""
+        self._require_writer()
+        ids, vectors = checked(ids, vectors, self.dim)
+        if len(ids) and (int(ids[0]) <= self._last or np.any(np.diff(ids.astype(np.int64)) <= 0)):
+            raise ValueError("ids must increase and exceed every id added before")
+        self._last = int(ids[-1]) if len(ids) else self._last
+        by_id = {int(i): n for n, i in enumerate(ids)}
+        exports = self._rows([int(i) for i in ids])  # a chunk deleted since has no row
+        for start in range(0, len(exports), BATCH_ROWS):
+            batch = [self._row(e, vectors[by_id[e.id]])
+                     for e in exports[start:start + BATCH_ROWS]]
+            self._call("upsert", self._client.upsert, self.name, batch)
+
+    def _row(self, e: ChunkExport, vector: np.ndarray) -> dict[str, Any]:
+        repo = self.target.repo
+        return {"pk": chunk_key(repo, e.path, e.ordinal, e.text), "repo": repo,
+                "path": _clip(e.path, PATH_MAX), "local_id": e.id, "ordinal": e.ordinal,
+                "start_line": e.start_line, "end_line": e.end_line, "lang": e.lang[:128],
+                "ext": e.ext[:128], "kind": e.kind[:128], "symbol": _clip(e.symbol, 1024),
+                "content_hash": xxhash.xxh64_hexdigest(e.text.encode("utf-8", "replace")),
+                "text": _clip(e.text), "words": _clip(f"{e.idents}\n{e.text}"),
+                "dense": vector.tolist()}
+
+    def remove(self, ids: np.ndarray) -> None:
+        """Delete this repo's rows of `ids` (acknowledged when this returns)."""
+        if not len(ids):
+            return
+        self._require_writer()
+        values = [int(i) for i in np.asarray(ids, dtype=np.uint64)]
+        for start in range(0, len(values), ID_BATCH):
+            self._call("delete", self._client.delete, self.name,
+                       filter=f"{self._repo} and local_id in {values[start:start + ID_BATCH]}")
+
+    @classmethod
+    def claim_repo(cls, target: MilvusTarget, *, model: str, dim: int) -> None:
+        """Delete every row of `target.repo` (a new store owns its repo's rows), making
+        the collection if there is none."""
+        space = cls(target, model=model, dim=dim, rows=lambda ids: [])
+        try:
+            space._call("delete", space._client.delete, space.name, filter=space._repo)
+        finally:
+            space.close()
+
+    def durable(self) -> None:
+        """Nothing to do: an upsert or delete that returned is in Milvus's log."""
+
+    def recover(self, live_ids: Callable[[], np.ndarray],
+                clean: bool) -> tuple[dict[str, int], list[int]]:
+        """After an unclean close: delete this repo's rows whose chunk the catalog no
+        longer has, and report live chunks without a row (their files are redone)."""
+        if clean or self.reader:  # a mirror's catalog holds no chunks: nothing to compare
+            return {}, []
+        live = {int(i) for i in live_ids()}
+        held = set(self._local_ids())
+        extra = sorted(held - live)
+        if extra:
+            self.remove(np.asarray(extra, dtype=np.uint64))
+        return {"milvus_rows_removed": len(extra)}, sorted(live - held)
+
+    def _local_ids(self) -> Iterable[int]:
+        iterator = self._call("query", self._client.query_iterator, self.name,
+                              batch_size=1000, filter=self._repo, output_fields=["local_id"])
+        try:
+            while batch := iterator.next():
+                yield from (int(r["local_id"]) for r in batch)
+        finally:
+            iterator.close()
+
+    def maybe_compact(self, live_count: Callable[[int], int],
+                      live_ids: Callable[[], Iterable[int]]) -> None:
+        """Nothing to do: Milvus compacts deleted rows itself."""
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _require_writer(self) -> None:
+        if self.reader:
+            raise PermissionError(f"repo {self.target.repo!r} is read from {self.target}; "
+                                  "only its own indexer writes it")
+
+    @staticmethod
+    def collection_model(target: MilvusTarget) -> tuple[str, int]:
+        """(model, dim) of the semlith collection `target` names (for `semlith attach`)."""
+        client = CLIENTS.get(target)
+        try:
+            if not client.has_collection(target.collection, timeout=CALL_TIMEOUT_S):
+                raise BackendError(f"Milvus at {target} has no collection "
+                                   f"{target.collection!r}")
+            found = client.describe_collection(target.collection, timeout=CALL_TIMEOUT_S)
+        except SemlithError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"Milvus at {target}: {_reason(exc)}") from exc
+        finally:
+            CLIENTS.release(client)
+        parsed = re.fullmatch(r"semlith chunks; model=(.+); dim=(\d+)",
+                              str(found.get("description", "")))
+        if parsed is None:
+            raise BackendError(f"{target.collection!r} at {target} is not a semlith collection")
+        return parsed.group(1), int(parsed.group(2))
+
+    def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        """The chunks among `ids` as a reader shows them, from this repo's rows."""
+        out: dict[int, ChunkRecord] = {}
+        values = [int(i) for i in ids]
+        for start in range(0, len(values), ID_BATCH):
+            batch = values[start:start + ID_BATCH]
+            for r in self._call("query", self._client.query, self.name,
+                                filter=f"{self._repo} and local_id in {batch}",
+                                output_fields=list(_RECORD)):
+                out[int(r["local_id"])] = ChunkRecord(*(r[f] for f in _RECORD))
+        return out
+
+    def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
+        """The chunks of one file, in order (what a mirror reads back)."""
+        rows = self._call("query", self._client.query, self.name,
+                          filter=f"{self._repo} and path == {literal(path)}",
+                          output_fields=list(_RECORD), limit=limit)
+        return sorted((ChunkRecord(*(r[f] for f in _RECORD)) for r in rows),
+                      key=lambda r: (r.start_line, r.ordinal))
+
+    def definitions(self, name: str, limit: int, filters: Filters | None = None
+                    ) -> list[ChunkRecord]:
+        """Chunks whose symbol is `name` or ends in `.name` / `::name` (a mirror's
+        symbol list: the catalog's definitions table is on the indexer's machine)."""
+        expr = (f"{milvus_filter(self.target.repo, filters)} and (symbol == {literal(name)}"
+                " or symbol like "
+                f"{literal('%.' + _like(name))} or symbol like {literal('%::' + _like(name))})")
+        rows = self._call("query", self._client.query, self.name, filter=expr,
+                          output_fields=list(_RECORD), limit=limit)
+        return [ChunkRecord(*(r[f] for f in _RECORD)) for r in rows]
+
+    def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ids = np.asarray(ids, dtype=np.uint64)
+        found: dict[int, list[float]] = {}
+        values = [int(i) for i in ids]
+        for start in range(0, len(values), ID_BATCH):
+            batch = values[start:start + ID_BATCH]
+            rows = self._call("query", self._client.query, self.name,
+                              filter=f"{self._repo} and local_id in {batch}",
+                              output_fields=["local_id", "dense"])
+            found.update((int(r["local_id"]), r["dense"]) for r in rows)
+        mask = np.array([v in found for v in values], dtype=bool)
+        vectors = np.array([found[v] for v in values if v in found], dtype=np.float32)
+        return mask, vectors.reshape(-1, self.dim)
+
+    def search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
+               rescore: int = RESCORE_HEAD, filters: Filters | None = None
+               ) -> list[tuple[int, float]]:
+        """The top `k` (local id, inner product) of this repo's rows, within `filters`."""
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dim:
+            raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
+        expr = milvus_filter(self.target.repo, filters)
+        if allowlist is not None:
+            expr += f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
+        return self._hits(self._call("search", self._client.search, self.name,
+                                     data=[query.tolist()], anns_field="dense",
+                                     limit=k, filter=expr,
+                                     output_fields=["local_id"],
+                                     search_params={"metric_type": "IP"}))
+
+    def keyword(self, text: str, k: int, filters: Filters | None = None
+                ) -> list[tuple[int, float]]:
+        """BM25 top `k` (local id, score) of this repo's rows for `text`, within `filters`."""
+        if not text.strip():
+            return []
+        expr = milvus_filter(self.target.repo, filters)
+        return self._hits(self._call("search", self._client.search, self.name,
+                                     data=[text], anns_field="sparse", limit=k, filter=expr,
+                                     output_fields=["local_id"],
+                                     search_params={"metric_type": "BM25"}))
+
+    @staticmethod
+    def _hits(result: Any) -> list[tuple[int, float]]:
+        return [(int(h["entity"]["local_id"]), float(h["distance"])) for h in result[0]]
+
+    # -- reporting -----------------------------------------------------------------------
+
+    def _count(self, expr: str) -> int:
+        rows = self._call("query", self._client.query, self.name, filter=expr,
+                          output_fields=["count(*)"])
+        return int(rows[0]["count(*)"]) if rows else 0
+
+    def stats(self) -> dict[str, Any]:
+        return {"exact_records": self._count(self._repo),
+                "backend": str(self.target), "collection": self.name,
+                "repo": self.target.repo, "collection_rows": self._count("")}
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            CLIENTS.release(client)
+
+
+def literal(value: str | Sequence[str]) -> str:
+    """A Milvus expression literal: a double-quoted string or a list of them. (Filter
+    templates would be cleaner; the lite engine fails on lists and LIKE in them.)"""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
+
+
+def milvus_filter(repo: str, filters: Filters | None) -> str:
+    """`filters` as a Milvus filter expression over this repo's rows.
+
+    The same meaning as `semlith.store.query.Selection`: `--path` globs match anywhere
+    unless anchored with `/`, folders match inside; `!` excludes. Glob `*` and `?` become
+    LIKE's `%` and `_` (a literal `_` is escaped; a literal `%` stays a wildcard: the
+    engine has no escape for it); a bracket class (`[ab]`) has no LIKE form and is
+    refused.
+    """
+    clauses = [f"repo == {literal(repo)}"]
+    if filters is None:
+        return clauses[0]
+    inc, exc = split_negated(filters.paths)
+    for group, negate in ((inc, False), (exc, True)):
+        if group:
+            likes = [f"path like {literal(_like(g))}" for p in group for g in path_globs(p)]
+            clauses.append(f"{'not ' if negate else ''}({' or '.join(likes)})")
+    inc, exc = split_negated(filters.exts)
+    for group, op in ((inc, "in"), (exc, "not in")):
+        if group:
+            clauses.append(f"ext {op} {literal(['.' + e.lower().lstrip('.') for e in group])}")
+    inc, exc = split_negated(filters.langs)
+    for group, op in ((inc, "in"), (exc, "not in")):
+        if group:
+            clauses.append(f"lang {op} {literal([resolve_language(v).name for v in group])}")
+    return " and ".join(clauses)
+
+
+def _like(glob: str) -> str:
+    if "[" in glob:
+        raise ValueError(f"--path {glob!r}: a Milvus store takes * and ? only, not [...]")
+    out = glob.replace("\\", "\\\\").replace("_", "\\_")
+    return out.replace("*", "%").replace("?", "_")

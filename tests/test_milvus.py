@@ -1,0 +1,415 @@
+"""The Milvus backend (issue #16) against the real engine: milvus-lite's C++ server on a
+free loopback port, one per module, one collection per test."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import anyio
+import numpy as np
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from semlith.errors import BackendError, ModelError
+from semlith.local import LocalLibrary
+from semlith.locators import BadTarget
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.store.milvus import MilvusSpace, MilvusTarget, milvus_filter
+from semlith.types import Filters, Scope
+from tests.conftest import RecordingFactory
+from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model
+from tests.milvus_util import MilvusServer, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+_names = itertools.count()
+EVERY = Scope(("*",))
+
+
+@pytest.fixture
+def server(milvus_server: MilvusServer) -> MilvusServer:
+    return milvus_server
+
+
+@pytest.fixture
+def backend(server: MilvusServer) -> str:
+    """A collection of its own for each test."""
+    return f"{server.uri}/t{next(_names)}_{os.getpid()}"
+
+
+def _library(settings: Settings) -> LocalLibrary:
+    return LocalLibrary(settings, embedder_factory=RecordingFactory())
+
+
+def _project(tmp: Path, name: str = "sample") -> Path:
+    root = tmp / name
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    return root
+
+
+def _indexed(tmp_path: Path, settings: Settings, backend: str,
+             name: str = "sample") -> tuple[LocalLibrary, Path]:
+    """A copy of the sample project indexed into `backend`: (the library, its root)."""
+    root = _project(tmp_path, name)
+    library = _library(settings)
+    library.index([str(root)], model="test-hash", backend=backend)
+    return library, root
+
+
+def _rows(store: Store) -> tuple[int, set[int]]:
+    """(rows of the store's repo in Milvus, their local ids)."""
+    assert store.remote is not None
+    ids = set(store.remote._local_ids())
+    return store.remote.stats()["exact_records"], ids
+
+
+def _catalog_ids(store: Store) -> set[int]:
+    return {int(i) for i in store.catalog.vector_ids("text")}
+
+
+# -- targets and filters (no engine) ------------------------------------------------------
+
+
+def test_targets_parse_and_print_without_credentials() -> None:
+    target = MilvusTarget.parse("milvus://db.example:19530/code?repo=api&consistency=bounded"
+                                "&index=hnsw")
+    assert (target.uri, target.collection, target.repo, target.consistency, target.index) == (
+        "http://db.example:19530", "code", "api", "Bounded", "HNSW")
+    assert MilvusTarget.parse(str(target)) == target
+    assert str(MilvusTarget.parse("milvus+https://h:443/c").named(model="m", repo="r")) == (
+        "milvus+https://h:443/c?repo=r")
+    lite = MilvusTarget.parse("milvus+lite:///data/m.db").named(model="all-MiniLM-L6-v2-int8",
+                                                                repo="app")
+    assert (lite.uri, lite.collection) == ("/data/m.db", "semlith_all_minilm_l6_v2_int8")
+    assert MilvusTarget.parse(str(lite)) == lite
+    for bad, says in [("http://h:1/c", "unknown backend"),
+                      ("milvus://user:pw@h:1/c", "SEMLITH_MILVUS_TOKEN"),
+                      ("milvus://h/c", "host and a port"),
+                      ("milvus://h:1/c?shards=2", "unknown backend option"),
+                      ("milvus://h:1/c?consistency=often", "consistency"),
+                      ("milvus+lite://rel.db", "absolute path")]:
+        with pytest.raises(BackendError, match=says):
+            MilvusTarget.parse(bad)
+    with pytest.raises(BackendError, match="letters, digits"):
+        MilvusTarget.parse("milvus://h:1/bad-name").named(model="m", repo="r")
+
+
+def test_filters_become_expressions() -> None:
+    assert milvus_filter('a"b', None) == 'repo == "a\\"b"'
+    expr = milvus_filter("r", Filters(paths=("src/", "!*_test.py"), exts=("PY",),
+                                      langs=("!markdown",)))
+    assert expr == (
+        'repo == "r" and (path like "src" or path like "src/%" or path like "%/src"'
+        ' or path like "%/src/%") and not (path like "%\\\\_test.py"'
+        ' or path like "%/%\\\\_test.py") and ext in [".py"] and lang not in ["markdown"]')
+    with pytest.raises(ValueError, match=r"\* and \? only"):
+        milvus_filter("r", Filters(paths=("src/[ab]*.py",)))
+
+
+# -- the engine ----------------------------------------------------------------------------
+
+
+def test_index_and_search_answer_like_the_local_engine(tmp_path: Path, settings: Settings,
+                                                       backend: str) -> None:
+    local_root, remote_root = _project(tmp_path, "local"), _project(tmp_path, "remote")
+    library = _library(settings)
+    assert library.index([str(local_root)], model="test-hash").indexed == 9
+    report = library.index([str(remote_root)], model="test-hash", backend=backend)
+    assert (report.indexed, report.created) == (9, True)
+    for query, filters in [("retry failed requests with backoff", Filters()),
+                           ("hash a password", Filters()),
+                           ("how is the cache invalidated", Filters(exts=("ts",))),
+                           ("deployment steps", Filters(paths=("docs/",))),
+                           ("token", Filters(langs=("go",)))]:
+        by_store = {name: [(h.path, h.start_line) for h in library.search(
+            query, k=5, filters=filters, scope=Scope((name,))).hits]
+            for name in ("local", "remote")}
+        assert by_store["remote"], query
+        # The dense lists are the same (exact inner products on both sides); BM25 differs
+        # in its analyzer, so the best hit agrees and most of the rest does.
+        assert by_store["remote"][0] == by_store["local"][0], query
+        overlap = set(by_store["remote"]) & set(by_store["local"])
+        assert len(overlap) >= min(len(by_store["local"]), 3), query
+        for path, _ in by_store["remote"]:
+            if filters.exts:
+                assert path.endswith(".ts")
+            if filters.paths:
+                assert path.startswith("docs/")
+            if filters.langs:
+                assert path.endswith(".go")
+    library.close()
+
+
+def test_stats_report_the_remote_side(tmp_path: Path, settings: Settings,
+                                      backend: str) -> None:
+    library, _ = _indexed(tmp_path, settings, backend)
+    (stats,) = library.stats()
+    assert stats.exact_records == stats.chunks == 15
+    assert stats.shards["collection_rows"] == 15
+    assert stats.shards["backend"].startswith("milvus://127.0.0.1:")
+    assert stats.shards["repo"] == "sample"
+    library.close()
+
+
+def test_changed_and_deleted_files_leave_no_rows_behind(tmp_path: Path, settings: Settings,
+                                                        backend: str) -> None:
+    library, root = _indexed(tmp_path, settings, backend)
+    (root / "net" / "retry.py").write_text("def jitter(delay):\n    return delay * 1.5\n")
+    (root / "storage" / "cache.ts").unlink()
+    report = library.index([str(root)])
+    assert (report.indexed, report.removed) == (1, 1)
+    library.close()
+    with Store.open(root / ".semlith", settings=settings) as store:
+        count, ids = _rows(store)
+        assert count == len(ids) == store.catalog.chunk_count()
+        assert ids == _catalog_ids(store)
+    library = _library(settings)
+    hits = library.search("cache invalidation", k=20, scope=EVERY).hits
+    assert all(h.path != "storage/cache.ts" for h in hits)
+    assert any(h.path == "net/retry.py" and "jitter" in h.text
+               for h in library.search("jitter delay", k=3, scope=EVERY).hits)
+    library.close()
+
+
+def test_a_run_killed_mid_index_resumes_with_nothing_doubled(tmp_path: Path,
+                                                             settings: Settings,
+                                                             backend: str) -> None:
+    root = tmp_path / "big"
+    for n in range(30):
+        folder = root / f"pkg{n % 3}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{n}.py").write_text("".join(
+            f"def task_{n}_{f}(items):\n    return [i * {f} for i in items]\n\n\n"
+            for f in range(6)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tests.milvus_indexer", str(root), backend,
+                             "20"], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.strip() == "stalled":
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    with Store.open(root / ".semlith", settings=settings) as store:
+        written, _ = _rows(store)
+    assert written > 0  # rows reached Milvus before the kill
+    done = subprocess.run([sys.executable, "-m", "tests.milvus_indexer", str(root), backend,
+                           "0"], env=env, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with Store.open(root / ".semlith", settings=settings) as store:
+        assert store.stats()["pending_files"] == 0
+        count, ids = _rows(store)
+        assert count == len(ids) == store.catalog.chunk_count() >= 30
+        assert ids == _catalog_ids(store)
+        assert store.recovered.get("milvus_rows_removed", 0) == 0  # a reader does not repair
+
+
+def test_two_indexers_share_one_collection(tmp_path: Path, settings: Settings,
+                                           backend: str) -> None:
+    one, two = _project(tmp_path, "one"), _project(tmp_path, "two")
+    (two / "extra.py").write_text("def zanzibar():\n    return 'only the second repository'\n")
+
+    def run(root: Path) -> None:
+        library = _library(settings)
+        library.index([str(root)], model="test-hash", backend=backend)
+        library.close()
+
+    with ThreadPoolExecutor(2) as pool:  # result() re-raises what a run raised
+        for future in [pool.submit(run, root) for root in (one, two)]:
+            future.result(timeout=120)
+    library = _library(settings)
+    stats = {s.name: s for s in library.stats()}
+    assert (stats["one"].exact_records, stats["two"].exact_records) == (15, 16)
+    assert stats["one"].shards["collection_rows"] == 31
+    hits = library.search("zanzibar", k=3, scope=EVERY).hits
+    assert (hits[0].store, hits[0].path) == ("two", "extra.py")
+    # Each store reads only its repo's rows (chunk ids repeat across repos).
+    assert not [h for h in library.search("zanzibar", k=20, scope=Scope(("one",))).hits
+                if "zanzibar" in h.text.lower()]
+    library.close()
+    # A new store of repo "one" owns that repo's rows: the old ones go, "two" stays.
+    shutil.rmtree(one / ".semlith")
+    (one / "auth" / "tokens.go").unlink()
+    library = _library(settings)
+    library.index([str(one)], model="test-hash", backend=backend)
+    stats = {s.name: s for s in library.stats()}
+    assert (stats["one"].exact_records, stats["two"].exact_records) == (13, 16)
+    assert stats["one"].shards["collection_rows"] == 29
+    library.close()
+
+
+def test_many_searches_at_once_while_an_indexer_writes(tmp_path: Path, settings: Settings,
+                                                       backend: str) -> None:
+    library, _ = _indexed(tmp_path, settings, backend, "first")
+    second = _project(tmp_path, "second")
+    first_only = Scope(("first",))
+    expected = library.search("retry with backoff", k=3, scope=first_only).hits
+    stop = threading.Event()
+
+    def searching() -> int:
+        reader = _library(settings)
+        rounds = 0
+        try:
+            while not stop.is_set():
+                hits = reader.search("retry with backoff", k=3, scope=first_only).hits
+                assert [(h.path, h.start_line) for h in hits] == [
+                    (h.path, h.start_line) for h in expected]
+                rounds += 1
+        finally:
+            reader.close()
+        return rounds
+
+    with ThreadPoolExecutor(8) as pool:
+        readers = [pool.submit(searching) for _ in range(8)]
+        try:
+            writer = _library(settings)
+            writer.index([str(second)], model="test-hash", backend=backend)
+            writer.close()
+        finally:
+            stop.set()
+        assert all(future.result(timeout=60) >= 1 for future in readers)
+    library.close()
+
+
+def test_a_store_keeps_its_backend_and_a_collection_its_model(tmp_path: Path,
+                                                              settings: Settings,
+                                                              backend: str) -> None:
+    library, root = _indexed(tmp_path, settings, backend)
+    other = backend.rsplit("/", 1)[0] + "/elsewhere"
+    with pytest.raises(BackendError, match="keeps its vectors in milvus://"):
+        library.index([str(root)], backend=other)
+    local = _project(tmp_path, "local")
+    library.index([str(local)], model="test-hash")
+    with pytest.raises(BackendError, match="its own folder"):
+        library.index([str(local)], backend=backend)
+    # A collection holds one model's vectors: another model (dimension) is refused.
+    with pytest.raises(ModelError, match="not chunks of"):
+        MilvusSpace(MilvusTarget.parse(backend).named(model="other", repo="x"), model="other",
+                    dim=32, rows=lambda ids: [])
+    library.close()
+
+
+def test_an_unreachable_engine_is_one_line_without_the_token(
+        tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEMLITH_MILVUS_TOKEN", "root:s3cret-token")
+    library = _library(settings)
+    with pytest.raises(BackendError) as caught:
+        library.index([str(_project(tmp_path))], model="test-hash",
+                      backend=f"milvus://127.0.0.1:{free_port()}/nothing")
+    message = str(caught.value)
+    assert "cannot reach Milvus" in message and "\n" not in message
+    assert "s3cret" not in message
+    library.close()
+    folder = tmp_path / "sample" / ".semlith"
+    if (folder / "catalog.db").exists():  # an empty catalog: the next run starts afresh
+        with Store.open(folder, settings=settings) as store:
+            assert store.catalog.meta("backend") is None and store.catalog.meta("model") is None
+
+
+def test_fetch_returns_the_stored_vectors(tmp_path: Path, settings: Settings,
+                                          backend: str) -> None:
+    library, root = _indexed(tmp_path, settings, backend)
+    library.close()
+    with Store.open(root / ".semlith", settings=settings) as store:
+        ids = np.array([*sorted(_catalog_ids(store))[:4], 10**9], dtype=np.uint64)
+        found, vectors = store.vectors.fetch(ids)
+        assert found.tolist() == [True] * 4 + [False]
+        assert vectors.shape == (4, 64)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_the_daemon_serves_a_milvus_store_and_a_mirror_over_mcp(
+        tmp_path: Path, server: MilvusServer) -> None:
+    backend = f"{server.uri}/served"
+    # Another machine indexes "other" and keeps its files; this one only attaches it.
+    other = _project(tmp_path / "elsewhere", "other")
+    done = semlith(tmp_path / "other-home", "index", str(other), "--backend", backend, "-q")
+    assert done.returncode == 0, done.stderr
+    shutil.rmtree(other)
+    home = tmp_path / "home"
+    done = semlith(home, "index", str(_project(tmp_path)), "--backend", backend, "--quiet")
+    assert done.returncode == 0, done.stderr
+    attached = semlith(home, "attach", f"{backend}?repo=other")
+    assert attached.returncode == 0, attached.stderr
+    assert "attached 'other'" in attached.stdout
+    shown = semlith(home, "stats", "--store", "sample")
+    assert shown.returncode == 0, shown.stderr
+    assert f"backend    {backend}?repo=sample: 15 rows of repo 'sample', 30 in" in shown.stdout
+    daemon = start_daemon(home, "--no-watch")
+    try:
+        wait_model(daemon)
+
+        async def ask(stores: list[str]) -> str:
+            http = create_mcp_http_client(headers=daemon.headers)
+            async with http, Client(streamable_http_client(daemon.url + "/mcp",
+                                                           http_client=http)) as client:
+                result = await client.call_tool("semlith_search",
+                                                {"query": "retry failed requests with backoff",
+                                                 "k": 3, "stores": stores})
+                return str(result.content[0].text)
+
+        for store in ("sample", "other"):
+            first, where = anyio.run(ask, [store]).splitlines()[:2]
+            assert (first, where.split(" · ")[0]) == ("net/retry.py", "  21-30 call_with_retry")
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_a_mirror_searches_a_repo_without_its_files(tmp_path: Path, settings: Settings,
+                                                    backend: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    library, root = _indexed(tmp_path, settings, backend, "origin")
+    query, origin = "retry failed requests with backoff", Scope(("origin",))
+    expected = [h.locator for h in library.search(query, k=5, scope=origin).hits]
+    filtered = [h.locator for h in library.search("cache", k=5, scope=origin,
+                                                  filters=Filters(exts=("ts",))).hits]
+    library.close()
+    shutil.rmtree(root)  # another machine: neither the files nor the catalog
+    monkeypatch.setenv("SEMLITH_HOME", str(tmp_path / "reader-home"))
+    reader = _library(Settings.load())
+    with pytest.raises(BackendError, match="needs the collection and the repo"):
+        reader.attach(backend)
+    entry = reader.attach(f"{backend}?repo=origin")
+    assert (entry.name, entry.model) == ("origin", "test-hash")
+    assert reader.attach(f"{backend}?repo=origin").folder == entry.folder  # once
+    hits = reader.search(query, k=5, scope=origin).hits
+    assert [h.locator for h in hits] == expected
+    assert [h.locator for h in reader.search("cache", k=5, scope=origin,
+                                             filters=Filters(exts=("ts",))).hits] == filtered
+    # A file reads back as its chunks hold it.
+    passage = reader.read(hits[0].locator)
+    assert passage.lines == tuple(hits[0].text.split("\n"))
+    # Definitions by name come from the rows' symbols.
+    assert any(h.symbol == "RetryPolicy" for h in reader.search("RetryPolicy", k=3,
+                                                                scope=origin).hits)
+    (stats,) = reader.stats(scope=origin)
+    assert stats.chunks == stats.exact_records == 15
+    for write in (lambda: reader.index([], store="origin"),
+                  lambda: reader.forget(str(tmp_path), store="origin")):
+        with pytest.raises(BadTarget, match="is a mirror of milvus://"):
+            write()
+    reader.close()
+    # A mirror left open by a killed daemon repairs nothing: the rows are its indexer's.
+    folder = Path(entry.folder)
+    killed = Store.open(folder, settings=Settings.load(), writable=True)
+    killed.catalog.close()
+    assert killed.lock is not None
+    killed.lock.release()
+    with Store.open(folder, settings=Settings.load(), writable=True) as store:
+        assert store.recovered.get("milvus_rows_removed", 0) == 0
+        assert store.vectors.stats()["exact_records"] == 15
+        with pytest.raises(PermissionError, match="only its own indexer"):
+            store.vectors.remove(np.array([1], np.uint64))
