@@ -150,6 +150,17 @@ def test_index_and_search_answer_like_the_local_engine(tmp_path: Path, settings:
     library.close()
 
 
+def test_the_embedded_engine_is_a_path(tmp_path: Path, settings: Settings) -> None:
+    """`milvus+lite:///PATH.db`: the same engine inside this process, no server."""
+    library, _ = _indexed(tmp_path, settings, f"milvus+lite://{tmp_path / 'lite.db'}")
+    assert library.search("retry with backoff", k=1, scope=EVERY).hits[0].path == "net/retry.py"
+    (stats,) = library.stats()
+    assert stats.shards["backend"] == (f"milvus+lite://{tmp_path / 'lite.db'}"
+                                       "?collection=semlith_test_hash&repo=sample")
+    assert stats.exact_records == 15
+    library.close()
+
+
 def test_stats_report_the_remote_side(tmp_path: Path, settings: Settings,
                                       backend: str) -> None:
     library, _ = _indexed(tmp_path, settings, backend)

@@ -31,6 +31,7 @@ import json
 import os
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -175,7 +176,9 @@ def _connect(target: MilvusTarget, token: str) -> Any:
     except ImportError as exc:  # the extra is not installed
         raise BackendError(f"the Milvus backend needs pymilvus: {INSTALL}") from exc
     try:
-        return MilvusClient(uri=target.uri, token=token, timeout=10)
+        with warnings.catch_warnings():  # milvus-lite 2.5 imports pkg_resources (a .db URI)
+            warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
+            return MilvusClient(uri=target.uri, token=token, timeout=10)
     except Exception as exc:  # pymilvus raises its own MilvusException and grpc errors
         raise BackendError(f"cannot reach Milvus at {target}: {_reason(exc)}") from exc
 
@@ -216,7 +219,11 @@ class MilvusSpace:
         self.name = target.collection
         self._repo = f"repo == {literal(target.repo)}"
         self._last = 0  # the largest id this instance added (ids only increase)
-        self._ensure_collection()
+        try:
+            self._ensure_collection()
+        except BaseException:
+            self.close()
+            raise
 
     # -- the collection ------------------------------------------------------------------
 
@@ -225,10 +232,10 @@ class MilvusSpace:
         return f"semlith chunks; model={self.model}; dim={self.dim}"
 
     def _ensure_collection(self) -> None:
-        c = self._client
+        c, limit = self._client, CALL_TIMEOUT_S
         try:
-            if c.has_collection(self.name):
-                found = c.describe_collection(self.name).get("description", "")
+            if c.has_collection(self.name, timeout=limit):
+                found = c.describe_collection(self.name, timeout=limit).get("description", "")
                 if found != self.description:
                     raise ModelError(
                         f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
@@ -238,7 +245,7 @@ class MilvusSpace:
                 raise BackendError(f"Milvus at {self.target} has no collection {self.name!r}")
             else:
                 self._create()
-            c.load_collection(self.name)
+            c.load_collection(self.name, timeout=limit)
         except SemlithError:
             raise
         except Exception as exc:
@@ -250,9 +257,10 @@ class MilvusSpace:
         try:
             self._client.create_collection(self.name, schema=self._schema(),
                                            index_params=self._indexes(),
-                                           consistency_level=self.target.consistency)
+                                           consistency_level=self.target.consistency,
+                                           timeout=CALL_TIMEOUT_S)
         except Exception:
-            if not self._client.has_collection(self.name):
+            if not self._client.has_collection(self.name, timeout=CALL_TIMEOUT_S):
                 raise
             self._ensure_collection()  # made by the other one: check it holds this model
 
