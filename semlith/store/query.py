@@ -74,7 +74,11 @@ def path_globs(pattern: str) -> list[str]:
     return variants if anchored else variants + [f"*/{v}" for v in variants]
 
 
-_SELECTED = "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.hash != '' AND ({})"
+# Files first (CROSS JOIN fixes SQLite's order): the filter is on files, and their chunks
+# are an index range. Left to itself SQLite scanned every chunk and looked its file up:
+# 54.6 ms instead of 3.7 ms for 2,000 selected chunks of 100,000 (docs/performance.md).
+_SELECTED = ("FROM files f CROSS JOIN chunks c ON c.file_id = f.id"
+             " WHERE f.hash != '' AND ({})")
 
 
 def count_selected(catalog: Catalog, sel: Selection) -> int:
