@@ -14,7 +14,6 @@ root (no `..`, no symlink leading out).
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import xxhash
 
+from semlith.backends import attach_mirror, mirror_passage, refuse_mirror, same_backend
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder
-from semlith.errors import BackendError, ModelError, SemlithError, StoreNotFound
+from semlith.errors import ModelError, SemlithError, StoreNotFound
 from semlith.home import register_store, registered_stores
 from semlith.indexer import Indexer, content_hash
 from semlith.ingest.walk import Skipped
@@ -47,9 +46,7 @@ from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store import query as q
-from semlith.store.catalog import ChunkRecord
 from semlith.store.locate import STORE_DIRNAME, find_store
-from semlith.store.milvus import MilvusTarget
 from semlith.symbols import find_symbols
 from semlith.types import (
     Answer,
@@ -70,7 +67,6 @@ if TYPE_CHECKING:
     from semlith.embed.clip import ClipEmbedder
 
 Opened = list[tuple[str, Store]]
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name
 
 
 class DaemonNotRunning(SemlithError):
@@ -291,7 +287,7 @@ class LocalLibrary:
                 if store.mirror and store.remote is not None:
                     records = store.remote.file_records(_posix(parsed.path))
                     if records:
-                        return _mirror_passage(label, parsed, records, max_lines)
+                        return mirror_passage(label, parsed, records, max_lines)
                 elif store.catalog.file(_posix(parsed.path)) is not None:
                     return _passage(label, store, parsed, max_lines, include_image)
             if parsed.start is None and not parsed.absolute:
@@ -357,8 +353,8 @@ class LocalLibrary:
                 raise ModelError(f"store {str(folder)!r} was built with model "
                                  f"{opened.model!r}; a store keeps its model (asked for "
                                  f"{model!r}); use a new --store")
-            _same_backend(opened, backend)
-            _not_a_mirror(opened)
+            same_backend(opened, backend)
+            refuse_mirror(opened)
             skip = None if on_skip is None else (
                 lambda s: on_skip(s.rel, str(s.reason), s.detail))
             report = self._run(opened, scoped, time_budget, on_progress, skip)
@@ -439,10 +435,10 @@ class LocalLibrary:
         say = on_event or (lambda line: None)
         if self.source.served_by:  # the daemon watches every store it holds
             with self.source.writing(folder, create) as (label, opened):
-                _not_a_mirror(opened)
+                refuse_mirror(opened)
                 return Watched(label, str(opened.root), self.source.served_by)
         with self.source.writing(folder, create) as (label, opened):
-            _not_a_mirror(opened)
+            refuse_mirror(opened)
 
             def batch(rels: list[str] | None) -> IndexReport:
                 targets = [opened.root / r for r in rels] if rels is not None else scoped
@@ -468,7 +464,7 @@ class LocalLibrary:
     def forget(self, path: str, *, store: str | None = None) -> int:
         folder, _, (resolved,) = self._index_target([Path(path)], store)
         with self.source.writing(folder, None) as (_, opened):
-            _not_a_mirror(opened)
+            refuse_mirror(opened)
             try:
                 rel = resolved.relative_to(opened.root.resolve()).as_posix()
             except ValueError:
@@ -491,60 +487,6 @@ class _Create:
     def __call__(self) -> Store:
         self.called = True
         return self.func()
-
-
-def attach_mirror(settings: Settings, backend: str) -> StoreEntry:
-    """Register a mirror of the repo `backend` names (`semlith attach`): a store folder
-    under SEMLITH_HOME/attached whose chunks are read from Milvus. Attaching the same
-    target again returns the mirror made before."""
-    target = MilvusTarget.parse(backend)
-    digest = xxhash.xxh64_hexdigest(str(target).encode())[:8]
-    folder = settings.home / "attached" / f"{_SAFE.sub('_', target.repo)[:64]}-{digest}"
-    if (folder / "store.db").is_file():
-        store = Store.open(folder, settings=settings)
-    else:
-        store = Store.create_mirror(folder, backend=backend, settings=settings)
-    try:
-        register(settings.home, store)
-        return StoreEntry(store.name, str(folder), "", store.model)
-    finally:
-        store.close()
-
-
-def _not_a_mirror(store: Store) -> None:
-    if store.mirror:
-        where = store.remote.target if store.remote is not None else "Milvus"
-        raise BadTarget(f"store {store.name!r} is a mirror of {where}; its own indexer "
-                        "indexes it, on the machine that holds its files")
-
-
-def _mirror_passage(label: str, target: Target, records: Sequence[ChunkRecord],
-                    max_lines: int) -> Passage:
-    """A mirror's file as its chunks hold it: the file is on the indexer's machine. Lines
-    no chunk holds read as empty."""
-    lines: dict[int, str] = {}
-    for record in records:
-        for n, line in enumerate(record.text.split("\n"), start=record.start_line):
-            lines.setdefault(n, line)
-    total = max(lines)
-    start = target.start or 1
-    if start > total:
-        raise BadTarget(f"{target.path!r} has {total} lines; line {start} does not exist")
-    end = min(target.end or total, total, start + max_lines - 1)
-    return Passage(label, records[0].path, start, end,
-                   tuple(lines.get(n, "") for n in range(start, end + 1)), total)
-
-
-def _same_backend(store: Store, backend: str | None) -> None:
-    """A store keeps the backend it was made with: asking for another is an error."""
-    if backend is None:
-        return
-    wanted = MilvusTarget.parse(backend).named(model=store.model, repo=store.name)
-    have = store.remote.target if store.remote is not None else None
-    if have is None or (wanted.uri, wanted.collection, wanted.repo) != (
-            have.uri, have.collection, have.repo):
-        raise BackendError(f"store {str(store.folder)!r} keeps its vectors in "
-                           f"{have or 'its own folder'}, not {wanted}; use a new --store")
 
 
 def _passage(label: str, store: Store, target: Target, max_lines: int,

@@ -165,7 +165,7 @@ class RemoteLibrary:
     def attach(self, backend: str) -> StoreEntry:
         # Attaching writes only SEMLITH_HOME (a mirror's folder and the registry), which
         # the daemon follows: no daemon call is needed.
-        from semlith.local import attach_mirror
+        from semlith.backends import attach_mirror
 
         return attach_mirror(self.settings, backend)
 

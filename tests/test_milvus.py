@@ -25,7 +25,8 @@ from semlith.local import LocalLibrary
 from semlith.locators import BadTarget
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.store.milvus import MilvusSpace, MilvusTarget, milvus_filter
+from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus_target import MilvusTarget, milvus_filter
 from semlith.types import Filters, Scope
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model

@@ -30,7 +30,8 @@ from semlith.settings import Settings
 from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, ChunkRecord, SpaceRecord
 from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME, WriterLock
-from semlith.store.milvus import MilvusSpace, MilvusTarget
+from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus_target import MilvusTarget
 from semlith.store.query import exported_chunks
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
