@@ -364,18 +364,21 @@ def test_the_daemon_serves_a_milvus_store_and_a_mirror_over_mcp(
     try:
         wait_model(daemon)
 
-        async def ask(stores: list[str]) -> str:
+        async def call(tool: str, arguments: dict[str, object]) -> str:
             http = create_mcp_http_client(headers=daemon.headers)
             async with http, Client(streamable_http_client(daemon.url + "/mcp",
                                                            http_client=http)) as client:
-                result = await client.call_tool("semlith_search",
-                                                {"query": "retry failed requests with backoff",
-                                                 "k": 3, "stores": stores})
+                result = await client.call_tool(tool, arguments)
                 return str(result.content[0].text)
 
         for store in ("sample", "other"):
-            first, where = anyio.run(ask, [store]).splitlines()[:2]
+            answer = anyio.run(call, "semlith_search", {
+                "query": "retry failed requests with backoff", "k": 3, "stores": [store]})
+            first, where = answer.splitlines()[:2]
             assert (first, where.split(" · ")[0]) == ("net/retry.py", "  21-30 call_with_retry")
+        stats = anyio.run(call, "semlith_stats", {"stores": ["*"]})
+        assert f"vectors in {backend}?repo=sample" in stats
+        assert f"vectors in {backend}?repo=other" in stats
     finally:
         assert daemon.stop() == 0
 

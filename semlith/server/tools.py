@@ -228,7 +228,9 @@ def build_mcp(library: Library) -> MCPServer:
                        f"({info.pending_files} pending), {info.chunks} chunks"
                        + (f" ({info.pending_chunks} not embedded yet)"
                           if info.pending_chunks else "") + ", model "
-                       f"{info.model}, indexing {info.indexing}")
+                       f"{info.model}, indexing {info.indexing}"
+                       + (f", vectors in {info.shards['backend']}"
+                          if "backend" in info.shards else ""))
             if info.watch:
                 out.append("  " + describe_watch(info.watch))
         return "\n".join(out)
