@@ -151,6 +151,7 @@ def test_index_and_search_answer_like_the_local_engine(tmp_path: Path, settings:
     library.close()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="milvus-lite has no Windows build")
 def test_the_embedded_engine_is_a_path(tmp_path: Path, settings: Settings) -> None:
     """`milvus+lite:///PATH.db`: the same engine inside this process, no server."""
     library, _ = _indexed(tmp_path, settings, f"milvus+lite://{tmp_path / 'lite.db'}")
