@@ -369,7 +369,10 @@ class LocalLibrary:
         scoped = [p for p in paths if p.resolve() != root.resolve()]
         indexer = Indexer(store, root, lambda: self.engine.pool.get(store.model),
                           on_progress=on_progress, on_skip=on_skip)
-        return indexer.run(scoped, time_budget=time_budget)
+        try:
+            return indexer.run(scoped, time_budget=time_budget)
+        finally:
+            store.end_first_load()
 
     def _index_target(self, paths: list[Path], selector: str | None
                       ) -> tuple[Path, Path, list[Path]]:

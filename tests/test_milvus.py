@@ -163,6 +163,25 @@ def test_the_embedded_engine_is_a_path(tmp_path: Path, settings: Settings) -> No
     library.close()
 
 
+def test_only_a_new_stores_first_run_inserts(tmp_path: Path, settings: Settings,
+                                             backend: str) -> None:
+    """Insert skips the key check that makes upserts slow, and is safe only while the
+    repo has no row: from a new store's creation to the end of its first run."""
+    root = _project(tmp_path)
+    store = Store.create(root / ".semlith", model="test-hash", dim=64, settings=settings,
+                         backend=backend)
+    assert store.remote is not None and store.remote.first_load
+    store.close()
+    library = _library(settings)
+    library.index([str(root)])  # the first run, on a store made before it
+    with Store.open(root / ".semlith", settings=settings, writable=True) as reopened:
+        assert reopened.remote is not None and not reopened.remote.first_load
+    library.index([str(root)], model="test-hash")
+    (stats,) = library.stats()
+    assert stats.exact_records == stats.chunks == 15
+    library.close()
+
+
 def test_stats_report_the_remote_side(tmp_path: Path, settings: Settings,
                                       backend: str) -> None:
     library, _ = _indexed(tmp_path, settings, backend)

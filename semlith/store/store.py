@@ -177,7 +177,16 @@ class Store:
                 if home != folder.resolve().parent:
                     catalog.set_meta("root", str(home))
                 catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
-        return cls._make(folder, settings, command, describe)
+        store = cls._make(folder, settings, command, describe)
+        if store.remote is not None and not store.catalog.has_chunks():
+            store.remote.first_load = True  # until the first run ends (`end_first_load`)
+        return store
+
+    def end_first_load(self) -> None:
+        """After the run that filled a new store: every later write may meet a row it
+        wrote, so it upserts."""
+        if self.remote is not None:
+            self.remote.first_load = False
 
     @classmethod
     def open(cls, folder: Path, *, settings: Settings, writable: bool = False,
