@@ -57,6 +57,11 @@ Rows = Callable[[Sequence[int]], list[ChunkExport]]
 _RECORD = ("local_id", "path", "ordinal", "start_line", "end_line", "kind", "symbol", "text")
 
 
+def _record(row: dict[str, Any]) -> ChunkRecord:
+    """A chunk as a reader shows it, from a row's `_RECORD` fields."""
+    return ChunkRecord(*(row[f] for f in _RECORD))
+
+
 class _Clients:
     """One client per (URI, token) in a process, closed when its last space closes.
 
@@ -352,7 +357,7 @@ class MilvusSpace:
             for r in self._call("query", self._client.query, self.name,
                                 filter=f"{self._repo} and local_id in {batch}",
                                 output_fields=list(_RECORD)):
-                out[int(r["local_id"])] = ChunkRecord(*(r[f] for f in _RECORD))
+                out[int(r["local_id"])] = _record(r)
         return out
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
@@ -360,7 +365,7 @@ class MilvusSpace:
         rows = self._call("query", self._client.query, self.name,
                           filter=f"{self._repo} and path == {literal(path)}",
                           output_fields=list(_RECORD), limit=limit)
-        return sorted((ChunkRecord(*(r[f] for f in _RECORD)) for r in rows),
+        return sorted((_record(r) for r in rows),
                       key=lambda r: (r.start_line, r.ordinal))
 
     def definitions(self, name: str, limit: int, filters: Filters | None = None
@@ -373,7 +378,7 @@ class MilvusSpace:
                 f" or {suffixes})")
         rows = self._call("query", self._client.query, self.name, filter=expr,
                           output_fields=list(_RECORD), limit=limit)
-        return [ChunkRecord(*(r[f] for f in _RECORD)) for r in rows]
+        return [_record(r) for r in rows]
 
     def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(ids, dtype=np.uint64)
