@@ -69,6 +69,19 @@ def _tree(tmp: Path) -> Path:
     return root
 
 
+def app_over_fleet(config: Settings, engine: Engine) -> tuple[Any, Fleet, Keys]:
+    """The daemon's app over a fleet holding every registered store, models loaded:
+    (app, fleet, keys). The caller closes the fleet and the engine."""
+    fleet = Fleet(engine)
+    fleet.open(registered_stores(config.home))
+    fleet.load_models()
+    keys = Keys(agent_key(config.home), control_key(config.home))
+    app = create_app(config, agent=LocalLibrary(config, engine=engine, source=fleet,
+                                                agent=True),
+                     person=LocalLibrary(config, engine=engine, source=fleet), keys=keys)
+    return app, fleet, keys
+
+
 def _open_session(client: TestClient, headers: dict[str, str]) -> dict[str, str]:
     init = client.post("/mcp", headers=headers, json={
         "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -90,13 +103,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     config = Settings.load(env={"SEMLITH_HOME": str(tmp / "home")})
     engine = Engine(config, lambda name: HashEmbedder(name))
     assert LocalLibrary(config, engine=engine).index([str(root)]).indexed == 9
-    fleet = Fleet(engine)
-    fleet.open(registered_stores(config.home))
-    fleet.load_models()
-    keys = Keys(agent_key(config.home), control_key(config.home))
-    asgi = create_app(config, agent=LocalLibrary(config, engine=engine, source=fleet,
-                                                 agent=True),
-                      person=LocalLibrary(config, engine=engine, source=fleet), keys=keys)
+    asgi, fleet, keys = app_over_fleet(config, engine)
     with TestClient(asgi, base_url="http://127.0.0.1:7365",
                     raise_server_exceptions=False) as client:
         auth = {"Authorization": f"Bearer {keys.agent}", **ACCEPT}

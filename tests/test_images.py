@@ -28,14 +28,11 @@ from starlette.testclient import TestClient
 from semlith.embed import clip
 from semlith.embed.clip import ClipEmbedder
 from semlith.errors import ModelError
-from semlith.home import agent_key, control_key, registered_stores
 from semlith.indexer import Indexer
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
 from semlith.local import Engine, LocalLibrary
 from semlith.locators import BadTarget
-from semlith.server.app import Keys, create_app
-from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import SpaceRecord
@@ -43,7 +40,7 @@ from semlith.store.vectors import LocalSpace
 from semlith.types import IndexReport, Progress
 from tests.cli_util import run
 from tests.conftest import HashEmbedder, add_file, unit_vectors
-from tests.test_app import ACCEPT, _open_session
+from tests.test_app import ACCEPT, _open_session, app_over_fleet
 
 
 @pytest.fixture(scope="session")
@@ -553,13 +550,7 @@ def test_read_of_an_image_gives_metadata_and_a_bounded_copy(indexed: Path,
 
 def test_mcp_read_attaches_the_image_when_asked(indexed: Path, settings: Settings) -> None:
     engine = Engine(settings, lambda name: HashEmbedder(name))
-    fleet = Fleet(engine)
-    fleet.open(registered_stores(settings.home))
-    fleet.load_models()
-    keys = Keys(agent_key(settings.home), control_key(settings.home))
-    app = create_app(settings, agent=LocalLibrary(settings, engine=engine, source=fleet,
-                                                  agent=True),
-                     person=LocalLibrary(settings, engine=engine, source=fleet), keys=keys)
+    app, fleet, keys = app_over_fleet(settings, engine)
     try:
         with TestClient(app, base_url="http://127.0.0.1:7365") as client:
             session = _open_session(client, {"Authorization": f"Bearer {keys.agent}", **ACCEPT,
