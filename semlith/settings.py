@@ -37,6 +37,9 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_MILVUS_TOKEN": "Credentials for a Milvus backend (`user:password` or an API "
     "key), read when a Milvus-backed store connects; never written to a store, a log or an "
     "error. See docs/scale-out.md.",
+    "SEMLITH_MCP_SESSION_IDLE": "Seconds after which the daemon forgets an MCP session that "
+    "has had no request (default 1800). A client that vanished without ending its session "
+    "is held this long; `semlith mcp` opens a new session by itself when its own expired.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }
@@ -78,6 +81,7 @@ class Settings:
     ranking: Weights = field(default_factory=Weights)
     models: Path | None = None  # None: home / "models"
     clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
+    session_idle_s: int = 1800
 
     @property
     def models_dir(self) -> Path:
@@ -102,6 +106,7 @@ class Settings:
             ranking=Weights.parse(env.get("SEMLITH_RANKING", "")),
             models=Path(models_raw).expanduser() if models_raw else None,
             clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
+            session_idle_s=_env_int(env, "SEMLITH_MCP_SESSION_IDLE") or 1800,
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

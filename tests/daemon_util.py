@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,12 +81,14 @@ def indexed_sample(tmp: Path, home: Path) -> Path:
     return root
 
 
-def start_daemon(home: Path, *args: str, timeout: float = 60) -> Daemon:
+def start_daemon(home: Path, *args: str, timeout: float = 60,
+                 preexec_fn: Callable[[], None] | None = None) -> Daemon:
     """`semlith serve --port 0 ARGS`; returns once /healthz answers (polling, no sleeps
-    longer than a tenth of a second)."""
+    longer than a tenth of a second). `preexec_fn` runs in the child (a resource limit)."""
     log = open(home / "test-daemon.log", "ab")  # noqa: SIM115 - owned by the child
     proc = subprocess.Popen([sys.executable, "-m", "semlith", "serve", "--port", "0", *args],
-                            env=env_for(home), stdout=log, stderr=log)
+                            env=env_for(home), stdout=log, stderr=log,
+                            preexec_fn=preexec_fn)
     log.close()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -116,21 +116,25 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def api_routes(library: Library) -> list[Route]:
-    routes = [Route(f"/api/{name}", _route(library, name, *handler), methods=["POST"])
-              for name, handler in HANDLERS.items()]
-    routes.append(Route("/api/status", _route(library, "status", *HANDLERS["status"]),
-                        methods=["GET"]))
+def api_routes(library: Library, limiter: anyio.CapacityLimiter | None = None
+               ) -> list[Route]:
+    """One route per library method; calls run on `limiter`'s worker threads."""
+    routes = [Route(f"/api/{name}", _route(library, name, *handler, limiter),
+                    methods=["POST"]) for name, handler in HANDLERS.items()]
+    routes.append(Route("/api/status", _route(library, "status", *HANDLERS["status"],
+                                              limiter), methods=["GET"]))
     routes.append(Route("/api/index", _index_route(library), methods=["POST"]))
     return routes
 
 
 def _route(library: Library, name: str, call: Callable[[Library, dict[str, Any]], Any],
-           format: Callable[[Any], Any]) -> Callable[[Request], Any]:
+           format: Callable[[Any], Any], limiter: anyio.CapacityLimiter | None
+           ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
             body = await _body(request) if request.method == "POST" else {}
-            result = await anyio.to_thread.run_sync(lambda: call(library, body))
+            result = await anyio.to_thread.run_sync(lambda: call(library, body),
+                                                    limiter=limiter)
         except (SemlithError, ValueError, TypeError, PermissionError) as exc:
             return JSONResponse(_error(exc), status_code=400)
         return JSONResponse(format(result))

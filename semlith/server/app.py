@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -33,6 +34,12 @@ from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse
 from semlith.server.tools import build_mcp
 from semlith.settings import Settings
 
+# Library calls (MCP tools, /api) run on at most this many worker threads at once. Each
+# thread that reads a store holds a SQLite connection (two descriptors) for as long as
+# it lives; anyio's default of 40 threads made a burst of calls cost 80 descriptors per
+# store, and on 2 cores more than a few concurrent searches only queue on the CPU
+# (issue #26; docs/performance.md, "soak").
+CALL_THREADS = 8
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 MAX_BODY = 4 << 20
 
@@ -109,9 +116,10 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
                on_stop: Callable[[], None] | None = None,
                on_startup: Callable[[], None] | None = None) -> ASGIApp:
     """The daemon's ASGI app over its two libraries. `on_stop`: `POST /api/stop`."""
-    mcp = build_mcp(agent)
+    calls = anyio.CapacityLimiter(CALL_THREADS)
+    mcp = build_mcp(agent, calls)
     mcp.streamable_http_app(  # creates mcp.session_manager; our Guard checks Host/Origin
-        json_response=True,
+        json_response=True, session_idle_timeout=settings.session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
     @contextlib.asynccontextmanager
@@ -131,7 +139,7 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
         Route("/mcp", JsonRpcGuard(StreamableHTTPASGIApp(mcp.session_manager)),
               methods=["GET", "POST", "DELETE"]),
         stop_route(on_stop),
-        *api_routes(person),
+        *api_routes(person, calls),
     ]
     return Guard(Starlette(routes=routes, lifespan=lifespan), keys)
 

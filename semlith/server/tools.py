@@ -141,12 +141,13 @@ class _Registry:
                          log_level="WARNING", tools=self.tools)
 
 
-def build_mcp(library: Library) -> MCPServer:
-    """An MCPServer whose tools answer from `library` (the agent-facing one)."""
+def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) -> MCPServer:
+    """An MCPServer whose tools answer from `library` (the agent-facing one), on at most
+    `limiter`'s number of worker threads at once (anyio's default limiter without one)."""
     mcp = _Registry()
 
     def call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
-        return anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+        return anyio.to_thread.run_sync(lambda: func(*args, **kwargs), limiter=limiter)
 
     @mcp.tool(READ_ONLY)
     @_answers

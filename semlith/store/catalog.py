@@ -1,7 +1,9 @@
 """The SQLite catalog of a store: meta, files, chunks (+ FTS5), symbols.
 
 WAL mode, one connection per thread (readers run concurrently with the one writer),
-numbered migrations applied on open. Chunk ids are AUTOINCREMENT: an id is the vector
+closed when its thread ends (issue #26: a daemon whose worker threads come and go leaked
+a connection per thread per store until it ran out of descriptors), numbered migrations
+applied on open. Chunk ids are AUTOINCREMENT: an id is the vector
 id in the shards and the sidecar and is never reused, even after its chunk is deleted.
 Deleting a chunk puts its id into `vector_trash` (a trigger, same transaction) so the
 store removes its vector even if the process dies between the two steps.
@@ -13,6 +15,7 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -111,7 +114,9 @@ class Catalog:
         self.path = path
         self.readonly = readonly
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        # Every open connection, held weakly: a thread's `_Lease` (in `_local`) owns its
+        # connection and closes it when the thread ends and its locals are freed.
+        self._leases: weakref.WeakSet[_Lease] = weakref.WeakSet()
         self._all_lock = threading.Lock()
 
     @classmethod
@@ -157,26 +162,35 @@ class Catalog:
     @property
     def db(self) -> sqlite3.Connection:
         """This thread's connection (autocommit; use `transaction()` to group writes)."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                   timeout=30.0)
-            if self.readonly:  # a reader never writes, so it never waits on the writer
-                conn.execute("PRAGMA query_only=ON")
-            else:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
+        lease: _Lease | None = getattr(self._local, "lease", None)
+        if lease is None:
+            lease = _Lease(self._connect())
+            self._local.lease = lease
             with self._all_lock:
-                self._all.append(conn)
+                self._leases.add(lease)
+        return lease.conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=30.0)
+        if self.readonly:  # a reader never writes, so it never waits on the writer
+            conn.execute("PRAGMA query_only=ON")
+        else:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
         return conn
+
+    def connections(self) -> int:
+        """How many connections are open now (one per live thread that has read)."""
+        with self._all_lock:
+            return len(self._leases)
 
     def close(self) -> None:
         with self._all_lock:
-            for conn in self._all:
-                conn.close()
-            self._all.clear()
+            for lease in list(self._leases):
+                lease.close()
+            self._leases = weakref.WeakSet()
         self._local = threading.local()
 
     @contextmanager
@@ -483,6 +497,20 @@ class Catalog:
             "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?"
             " ORDER BY bm25(chunks_fts) LIMIT ?", (fts, k)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+
+class _Lease:
+    """One thread's connection: closed when the thread's locals are freed (the thread
+    ended) or when the catalog closes, whichever comes first."""
+
+    __slots__ = ("__weakref__", "_done", "conn")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._done = weakref.finalize(self, conn.close)
+
+    def close(self) -> None:
+        self._done()
 
 
 _FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted,"
