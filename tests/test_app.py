@@ -503,7 +503,7 @@ def test_a_request_id_that_is_not_a_string_or_integer_is_an_invalid_request(
 
 def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:
     guard = _guard_of(served)
-    key = (served.session["Mcp-Session-Id"], ("int", 4242))
+    key = (served.session["Mcp-Session-Id"], "4242")
     guard._in_flight.add(key)  # as while a request with id 4242 runs
     try:
         second = served.client.post("/mcp", headers=served.session, json={
@@ -515,6 +515,40 @@ def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:
     again = served.client.post("/mcp", headers=served.session, json={
         "jsonrpc": "2.0", "id": 4242, "method": "ping"})
     assert again.json() == {"jsonrpc": "2.0", "id": 4242, "result": {}}  # free once answered
+
+
+@pytest.mark.parametrize(("running", "sent"), [(5151, "5151"), ("5151", 5151)])
+def test_an_id_equal_as_text_to_one_in_flight_is_refused(served: Served, running: Any,
+                                                         sent: Any) -> None:
+    """The SDK keys answers by str(id): 1 and "1" in flight at once left the first one
+    unanswered (6 of 6) and shutdown then took 13 s."""
+    guard = _guard_of(served)
+    key = (served.session["Mcp-Session-Id"], str(running))
+    guard._in_flight.add(key)
+    try:
+        second = served.client.post("/mcp", headers=served.session, json={
+            "jsonrpc": "2.0", "id": sent, "method": "ping"})
+    finally:
+        guard._in_flight.discard(key)
+    assert second.status_code == 400 and second.json()["id"] == sent
+    assert "still in flight" in second.json()["error"]["message"]
+
+
+def test_ids_one_and_text_one_sent_together_are_both_answered(served: Served) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def call(ident: Any) -> Any:
+        return served.client.post("/mcp", headers=served.session, json={
+            "jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": {
+                "name": "semlith_search", "arguments": {"query": "retry backoff", "k": 3}}})
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(call, [31, "31"] * 8))
+    for ident, answer in zip([31, "31"] * 8, answers, strict=True):
+        reply = answer.json()
+        assert reply["id"] == ident
+        assert answer.status_code in (200, 400)
+    assert not _guard_of(served)._in_flight
+    _assert_alive(served)
 
 
 def test_concurrent_requests_sharing_an_id_are_each_answered(served: Served) -> None:

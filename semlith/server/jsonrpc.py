@@ -52,7 +52,7 @@ class JsonRpcGuard:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self._lock = threading.Lock()
-        self._in_flight: set[tuple[str, Any]] = set()
+        self._in_flight: set[tuple[str, str]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -77,7 +77,8 @@ class JsonRpcGuard:
             if not clash:
                 self._in_flight |= keys
         if clash:
-            ident = next(iter(clash))[1][1]
+            taken = next(iter(clash))[1]
+            ident = next(i for i in requests if _id_key(i) == taken)
             await _json(send, 400, _rpc_error(
                 ident, f"a request with id {json.dumps(ident)} is still in flight in this "
                 "session; every request needs its own id"))
@@ -87,14 +88,16 @@ class JsonRpcGuard:
         finally:
             self._release(keys)
 
-    def _release(self, keys: set[tuple[str, Any]]) -> None:
+    def _release(self, keys: set[tuple[str, str]]) -> None:
         if keys:
             with self._lock:
                 self._in_flight -= keys
 
 
-def _id_key(ident: Any) -> tuple[str, Any]:
-    return (type(ident).__name__, ident)  # 1 and "1" are different ids
+def _id_key(ident: Any) -> str:
+    """The SDK matches answers to requests by `str(id)`: 1 and "1" in flight at once in
+    one session left the first unanswered (issue #26), so they count as one id here."""
+    return str(ident)
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -121,7 +124,7 @@ def _replay(body: bytes) -> Receive:
     return receive
 
 
-def _releasing(send: Send, guard: JsonRpcGuard, keys: set[tuple[str, Any]]) -> Send:
+def _releasing(send: Send, guard: JsonRpcGuard, keys: set[tuple[str, str]]) -> Send:
     """A send that frees the ids as soon as the answer is complete."""
     async def wrapped(message: Message) -> None:
         await send(message)
