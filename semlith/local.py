@@ -498,6 +498,7 @@ def _passage(label: str, store: Store, target: Target, max_lines: int,
     from semlith.ingest.document import Withheld, document_text
     from semlith.ingest.extract import Unreadable, is_extracted
     from semlith.ingest.images import is_image
+    from semlith.ingest.reading import limit_for, read_file
     from semlith.ingest.walk import is_opted_in
 
     rel = _posix(target.path)
@@ -506,11 +507,11 @@ def _passage(label: str, store: Store, target: Target, max_lines: int,
         raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}; "
                         "semlith_files lists them")
     path = _inside_root(store.root, rel)
-    try:
-        data = path.read_bytes()
+    try:  # the type and size checked again now, as the walk checked them
+        data = read_file(path, limit_for(rel))
     except OSError as exc:
         raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
-                        "it may have been deleted") from None
+                        "it may have been deleted or replaced") from None
     if is_image(rel):
         return _image_passage(label, rel, data, include_image,
                               changed=record.hash not in ("", content_hash(data)))
