@@ -27,3 +27,7 @@ class ModelError(SemlithError):
 
 class BackendError(SemlithError):
     """A store's backend (Milvus) cannot be parsed, reached or used."""
+
+
+class RefusedFolder(SemlithError):
+    """An index request names a folder that is not indexed unless asked for by name."""

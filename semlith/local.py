@@ -27,6 +27,7 @@ from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder
 from semlith.errors import ModelError, SemlithError, StoreNotFound
+from semlith.folders import check_new_root, check_request_path
 from semlith.home import register_store, registered_stores
 from semlith.indexer import Indexer, content_hash
 from semlith.ingest.walk import Skipped
@@ -345,9 +346,10 @@ class LocalLibrary:
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None) -> IndexReport:
-        folder, root, scoped = self._index_target([Path(p) for p in paths], store)
-        create = None if self.agent else self._creator(folder, root, model, backend)
+              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+        folder, root, scoped = self._index_target(paths, store)
+        create = None if self.agent else self._creator(folder, root, model, backend,
+                                                       allow_system)
         with self.source.writing(folder, create) as (label, opened):
             if model and model != opened.model:
                 raise ModelError(f"store {str(folder)!r} was built with model "
@@ -374,12 +376,16 @@ class LocalLibrary:
         finally:
             store.end_first_load()
 
-    def _index_target(self, paths: list[Path], selector: str | None
+    def _index_target(self, raw: Sequence[str], selector: str | None
                       ) -> tuple[Path, Path, list[Path]]:
-        """(store folder, root for a new store, paths resolved) of an index request."""
+        """(store folder, root for a new store, paths resolved) of an index request.
+
+        A person's paths are absolute without `..` (the CLI resolves what was typed; the
+        daemon's own folder means nothing to the caller): anything else is refused."""
         known = self.source.known()
         if self.agent:
-            return self._agent_target(paths, selector, known)
+            return self._agent_target([Path(p) for p in raw], selector, known)
+        paths = [check_request_path(p) for p in raw]
         first = (paths[0] if paths else Path.cwd()).resolve()
         resolved = [p.resolve() for p in paths]
         if selector:
@@ -417,11 +423,12 @@ class LocalLibrary:
         raise BadTarget(f"{', '.join(map(str, paths))} is not inside a served root ({roots})")
 
     def _creator(self, folder: Path, root: Path, model: str | None,
-                 backend: str | None) -> _Create:
+                 backend: str | None, allow_system: bool = False) -> _Create:
         def create() -> Store:
             if not root.is_dir():
                 raise StoreNotFound(f"{str(root)!r} is not a folder; index a folder to "
                                     "create a store")
+            check_new_root(root, allow_system=allow_system)
             name = model or DEFAULT_MODEL
             dim = self.engine.pool.get(name).dim  # a new store needs the model's dimension
             return Store.create(folder, model=name, dim=dim, settings=self.settings,
@@ -433,7 +440,7 @@ class LocalLibrary:
               stop: threading.Event | None = None) -> Watched:
         from semlith.watch import StoreWatcher
 
-        folder, root, scoped = self._index_target([Path(p) for p in paths], store)
+        folder, root, scoped = self._index_target(paths, store)
         create = None if self.agent else self._creator(folder, root, None, None)
         say = on_event or (lambda line: None)
         if self.source.served_by:  # the daemon watches every store it holds
@@ -465,7 +472,7 @@ class LocalLibrary:
         return attach_mirror(self.settings, backend)
 
     def forget(self, path: str, *, store: str | None = None) -> int:
-        folder, _, (resolved,) = self._index_target([Path(path)], store)
+        folder, _, (resolved,) = self._index_target([path], store)
         with self.source.writing(folder, None) as (_, opened):
             refuse_mirror(opened)
             try:

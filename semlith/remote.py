@@ -11,6 +11,7 @@ can ask the daemon to index or forget folders they name.
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,12 @@ def _error(kind: str, message: str) -> errors.SemlithError | ValueError:
         if isinstance(cls, type) and issubclass(cls, errors.SemlithError):
             return cls(message)
     return ValueError(message) if kind == "ValueError" else DaemonError(message)
+
+
+def _here(paths: Sequence[str]) -> list[str]:
+    """The paths of a request, the caller's folder when none: the daemon's own folder
+    means nothing to the caller."""
+    return list(paths) or [os.getcwd()]
 
 
 class RemoteLibrary:
@@ -143,9 +150,10 @@ class RemoteLibrary:
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None) -> IndexReport:
-        body = {"paths": list(paths), "store": store, "model": model, "backend": backend,
-                "time_budget": time_budget, "skips": on_skip is not None}
+              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+        body = {"paths": _here(paths), "store": store, "model": model, "backend": backend,
+                "time_budget": time_budget, "skips": on_skip is not None,
+                "allow_system": allow_system}
         for item in self._stream("index", body):
             if "progress" in item and on_progress is not None:
                 on_progress(from_json(Progress, item["progress"]))
@@ -160,7 +168,7 @@ class RemoteLibrary:
     def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
               debounce: float = 0.5, on_event: OnEvent | None = None,
               stop: Event | None = None) -> Watched:
-        return from_json(Watched, self._call("watch", {"paths": list(paths), "store": store}))
+        return from_json(Watched, self._call("watch", {"paths": _here(paths), "store": store}))
 
     def attach(self, backend: str) -> StoreEntry:
         # Attaching writes only SEMLITH_HOME (a mirror's folder and the registry), which

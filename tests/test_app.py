@@ -489,6 +489,37 @@ def test_forget_refuses_paths_outside_the_root(served: Served, path: str) -> Non
     assert files.startswith("[proj] 9 files")
 
 
+# -- the person's API indexes what a person named (issue #26) --------------------------
+
+def _api_index(served: Served, body: dict[str, Any]) -> list[dict[str, Any]]:
+    answer = served.client.post("/api/index", headers=served.api, json=body)
+    if answer.status_code != 200:
+        return [answer.json()]
+    return [json.loads(line) for line in answer.text.splitlines()]
+
+
+@pytest.mark.parametrize("paths", [["/etc"], ["/"], ["/usr"], ["/proc/self"]])
+def test_api_index_refuses_a_system_folder(served: Served, paths: list[str]) -> None:
+    lines = _api_index(served, {"paths": paths})
+    assert lines[-1]["kind"] == "RefusedFolder" and "--allow-system" in lines[-1]["error"]
+    assert not (Path(paths[0]) / ".semlith").exists()
+    stores = served.client.post("/api/stores", headers=served.api, json={}).json()
+    assert [s["name"] for s in stores] == ["proj"]
+
+
+@pytest.mark.parametrize("path", ["proj", "./proj", "{root}/../..", "{root}/net/../.."])
+def test_api_index_refuses_relative_and_climbing_paths(served: Served, path: str) -> None:
+    root = _served_root(served)
+    lines = _api_index(served, {"paths": [path.format(root=root)]})
+    assert lines[-1]["kind"] == "RefusedFolder", lines
+    assert not (root.parent.parent / ".semlith").exists()
+
+
+def _served_root(served: Served) -> Path:
+    stores = served.client.post("/api/stores", headers=served.api, json={}).json()
+    return Path(next(s["root"] for s in stores if s["name"] == "proj"))
+
+
 # -- JSON-RPC ids the SDK would mishandle ----------------------------------------------
 
 @pytest.mark.parametrize("ident", [None, 1.5, [1], {"a": 1}, True])

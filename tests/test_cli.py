@@ -191,3 +191,14 @@ def test_files_prints_every_name_on_one_line(tree: Path) -> None:
     rows = json.loads(run("files", "--skipped", "--json").output)
     assert any(r["path"] == "caf\\xe9.txt" and r["reason"] == "name is not UTF-8"
                for r in rows), rows
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX system folders")
+def test_index_of_a_system_folder_is_refused_in_one_line() -> None:
+    result = run("index", "/etc")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "semlith: error: not indexing '/etc': /etc is a system folder; index a project "
+        "folder, or pass --allow-system if you mean it"]
+    assert not Path("/etc/.semlith").exists()
+

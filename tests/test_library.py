@@ -6,6 +6,7 @@ JSON API each built their own operation (issue #12).
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -183,3 +184,54 @@ def test_an_agent_never_creates_a_store(tmp_path: Path, settings: Settings,
     with pytest.raises(Exception, match="not inside a served root"):
         library(settings, agent=True).index([str(tmp_path / "fresh")])
     assert not (tmp_path / "fresh" / ".semlith").exists()
+
+
+# -- reads check the file as it is now (issue #26) ----------------------------------------
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no os.mkfifo on this platform")
+def test_reading_an_indexed_file_replaced_by_a_fifo_is_refused_at_once(
+        tmp_path: Path, settings: Settings) -> None:
+    """A FIFO blocked the read forever; 45 of them held every worker of the daemon."""
+    proj = tmp_path / "proj"
+    shutil.copytree(SAMPLE, proj, ignore=shutil.ignore_patterns(".semlith"))
+    lib = library(settings, agent=True)
+    library(settings).index([str(proj)])
+    (proj / "net" / "retry.py").unlink()
+    os.mkfifo(proj / "net" / "retry.py")
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)  # a hang fails the test instead of stalling the suite
+    reading = pool.submit(lib.read, "net/retry.py:1-5", scope=Scope(("proj",)))
+    with pytest.raises(BadTarget, match=r"cannot be read now \(not a regular file \(fifo\)\)"):
+        reading.result(timeout=30)
+    pool.shutdown(wait=False)
+
+
+def test_reading_an_indexed_file_grown_past_the_limit_is_refused(
+        tmp_path: Path, settings: Settings) -> None:
+    """A 3 GB sparse file in an indexed file's place was read whole (3.2 GB of memory)."""
+    proj = tmp_path / "proj"
+    shutil.copytree(SAMPLE, proj, ignore=shutil.ignore_patterns(".semlith"))
+    library(settings).index([str(proj)])
+    with open(proj / "net" / "retry.py", "r+b") as file:
+        file.truncate(3 << 30)  # sparse: no disk used
+    with pytest.raises(BadTarget, match=r"cannot be read now \(too large \(3221225472 bytes"):
+        library(settings, agent=True).read("net/retry.py:1-5", scope=Scope(("proj",)))
+
+
+def test_a_new_store_for_a_home_folder_needs_allow_system(
+        tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from semlith.errors import RefusedFolder
+
+    home = tmp_path / "me"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "todo.md").write_text("# Todo\n\nwater the plants\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    lib = library(settings)
+    with pytest.raises(RefusedFolder, match=r"home folder itself.*--allow-system"):
+        lib.index([str(home)])
+    assert not (home / ".semlith").exists()
+    assert lib.index([str(home / "notes")]).indexed == 1  # a folder inside it is fine
+    assert lib.index([str(home)], allow_system=True).indexed == 1
+

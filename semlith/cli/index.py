@@ -3,6 +3,7 @@ done by the daemon (it is the stores' writer) and the output says so."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -14,7 +15,8 @@ DEBOUNCE_HELP = "Seconds the tree must be quiet before changes are indexed."
 
 
 def _absolute(paths: tuple[Path, ...]) -> list[str]:
-    return [str(p.resolve()) for p in paths]
+    """What was typed, resolved here (the daemon's folder is not the caller's)."""
+    return [str(p.resolve()) for p in paths] or [str(Path.cwd().resolve())]
 
 
 @main.command()
@@ -25,11 +27,14 @@ def _absolute(paths: tuple[Path, ...]) -> list[str]:
               help="Keep a new store's vectors and keyword index in Milvus: "
                    "milvus://HOST:PORT/COLLECTION or milvus+lite:///PATH.db "
                    "(docs/scale-out.md; token in SEMLITH_MILVUS_TOKEN).")
+@click.option("--allow-system", is_flag=True,
+              help="Create a store for a system or home folder (/, /etc, /usr, ~ itself), "
+                   "which is refused without it.")
 @click.option("-v", "--verbose", is_flag=True, help="List every skipped file with its reason.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
 @click.pass_context
 def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model: str | None,
-          backend: str | None, verbose: bool, quiet: bool) -> None:
+          backend: str | None, allow_system: bool, verbose: bool, quiet: bool) -> None:
     """Index PATHS (default: the current folder) into a store, incrementally.
 
     The store is `.semlith` in the indexed folder (or the one found above it). Unchanged
@@ -39,6 +44,7 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model:
     with errors(), output.progress_printer(quiet) as on_progress:
         report = library(ctx).index(_absolute(paths), store=_store(store), model=model,
                                     backend=backend, on_progress=on_progress,
+                                    allow_system=allow_system,
                                     on_skip=output.skip_printer() if verbose else None)
     line = report.summary()
     if report.by_daemon:
@@ -72,7 +78,7 @@ def forget(ctx: click.Context, path: Path, store: str | None) -> None:
     A later `index` adds it again unless .semlithignore excludes it.
     """
     with errors():
-        removed = library(ctx).forget(str(path.absolute()), store=_store(store))
+        removed = library(ctx).forget(os.path.abspath(path), store=_store(store))
     click.echo(f"forgot {removed} file{'s' if removed != 1 else ''}")
 
 

@@ -152,6 +152,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             backend = _optional(body, "backend", str)
             budget = _optional(body, "time_budget", (int, float))
             skips = bool(_get(body, "skips", bool, False))
+            allow_system = bool(_get(body, "allow_system", bool, False))
         except BadRequest as exc:
             return JSONResponse(_error(exc), status_code=400)
         lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -167,7 +168,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             try:
                 report = library.index(
                     paths, store=store, model=model, backend=backend, time_budget=budget,
-                    on_progress=progress,
+                    on_progress=progress, allow_system=allow_system,
                     on_skip=(lambda *skip: lines.put({"skip": list(skip)})) if skips else None)
                 lines.put({"report": report.as_json()})
             except (SemlithError, ValueError, TypeError, PermissionError, OSError) as exc:
