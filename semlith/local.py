@@ -14,6 +14,8 @@ root (no `..`, no symlink leading out).
 from __future__ import annotations
 
 import contextlib
+import functools
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,7 +69,26 @@ from semlith.types import (
 if TYPE_CHECKING:
     from semlith.embed.clip import ClipEmbedder
 
-Opened = list[tuple[str, Store]]
+class Opened(list[tuple[str, Store]]):
+    """The (label, store) pairs a call reads, and the stores of its scope that could not
+    be opened: `failed` holds (label, why), and the call answers from the rest."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed: list[tuple[str, str]] = []
+
+
+def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store]
+                 ) -> Store | None:
+    """`open()` the store `known`; when it fails and it is one of several (`of`), note
+    why in `opened.failed` and return None instead of failing the whole call."""
+    try:
+        return open()
+    except (SemlithError, OSError, sqlite3.Error) as exc:
+        if of <= 1:
+            raise
+        opened.failed.append((known.name, str(exc)))
+        return None
 
 
 class DaemonNotRunning(SemlithError):
@@ -162,14 +183,19 @@ class OnDemand:
 
     @contextlib.contextmanager
     def reading(self, chosen: Sequence[Known]) -> Iterator[Opened]:
-        opened: list[Store] = []
+        stores: list[Store] = []
+        result = Opened()
         try:
             for known in chosen:
-                opened.append(Store.open(known.folder, settings=self.engine.settings))
-            labels = label_stores([(s.name, s.folder, s.root) for s in opened])
-            yield [(k.name, s) for k, s in zip(labels, opened, strict=True)]
+                store = open_or_note(result, known, len(chosen), functools.partial(
+                    Store.open, known.folder, settings=self.engine.settings))
+                if store is not None:
+                    stores.append(store)
+            labels = label_stores([(s.name, s.folder, s.root) for s in stores])
+            result.extend((k.name, s) for k, s in zip(labels, stores, strict=True))
+            yield result
         finally:
-            for store in opened:
+            for store in stores:
                 store.close()
 
     @contextlib.contextmanager
@@ -244,11 +270,16 @@ class LocalLibrary:
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
         vector = None if image is None else self._image_vector(image)
         with self._reading(scope) as (opened, note):
+            if opened.failed and not opened:
+                raise SemlithError("no store could be searched: " + "; ".join(
+                    f"{label}: {why}" for label, why in opened.failed))
             self.source.ready()
-            hits = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
-                            images=self.engine.image_model).search(query, k, filters,
-                                                                   image=vector)
-        return Answer(tuple(hits), tuple(name for name, _ in opened), note)
+            searcher = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
+                                images=self.engine.image_model)
+            hits = searcher.search(query, k, filters, image=vector)
+        failed = [*opened.failed, *searcher.failed]
+        return Answer(tuple(hits), tuple(name for name, _ in opened), note,
+                      tuple(f"{label}: {why}" for label, why in failed))
 
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside

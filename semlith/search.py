@@ -9,9 +9,11 @@ and labelled by store.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
-from collections.abc import Callable, Sequence
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from typing import Any, Protocol
 
@@ -100,47 +102,65 @@ class Searcher:
         self.executor = executor
         self._images = images  # loaded only for a store that has an image space
         self._image_query: np.ndarray | None = None
+        self.failed: list[tuple[str, str]] = []  # (store, why) of the last search
+        self._errors: list[Exception] = []
 
     def search(self, query: str, k: int = 10, filters: Filters | None = None, *,
                image: np.ndarray | None = None) -> list[Hit]:
         """Top-`k` hits over every store. Raises NothingSelected when filters match nothing.
 
-        With `image` (an image's unit vector from the image model), only the image spaces
-        are searched, by that vector: image -> image. The hits of k are a prefix of the
-        hits of k + n (semlith/ranking/pipeline.py).
+        A store that fails (a Milvus engine down, a damaged catalog) is left out and
+        named in `failed` with its error; when every store fails, the first error is
+        raised. With `image` (an image's unit vector from the image model), only the
+        image spaces are searched, by that vector: image -> image. The hits of k are a
+        prefix of the hits of k + n (semlith/ranking/pipeline.py).
         """
         if image is not None:
             self._image_query = image
         filters = filters or Filters()
         sel = Selection.of(filters)
         want = max(k, DEPTH)
+        self.failed, self._errors = [], []
         chosen = []
         for label, store in self.stores:
-            selected = q.count_selected(store.catalog, sel) if filters and not store.mirror \
-                else None  # a mirror's rows are filtered by Milvus alone
-            if selected != 0:
-                chosen.append((label, store, selected))
-        if filters and not chosen:
+            with self._isolated(label):
+                selected = q.count_selected(store.catalog, sel) \
+                    if filters and not store.mirror else None  # a mirror: Milvus filters
+                if selected != 0:
+                    chosen.append((label, store, selected))
+        if filters and not chosen and not self.failed:
             raise NothingSelected(f"the filters ({filters.describe()}) select no indexed file")
         text = image is None
         keyword = [self._start(_keyword, store, query, want, sel) if text else None
                    for _, store, _ in chosen]
-        symbols = [symbol_list(store, query, want, sel) if self.weights.symbol and text
-                   else {} for _, store, _ in chosen]
         analysed = analyse(query)
         vectors: dict[str, np.ndarray] = {}
         hits: list[Hit] = []
-        for (label, store, selected), pending, named in zip(chosen, keyword, symbols,
-                                                             strict=True):
-            if text and store.model not in vectors and store.has_chunks():
-                vectors[store.model] = self.embedders.embed_query(store.model, query)
-            vector = vectors.get(store.model)
-            dense = [] if vector is None else _dense(store, vector, want, sel, selected)
-            pictures = self._image_list(store, query, want, sel, selected)
-            lists = Lists(dense, pending.result() if pending else [], named, pictures)
-            hits.extend(self._hits(label, store, analysed, lists, k))
+        for (label, store, selected), pending in zip(chosen, keyword, strict=True):
+            with self._isolated(label):  # (a store whose count failed is not chosen)
+                named = symbol_list(store, query, want, sel) \
+                    if self.weights.symbol and text else {}
+                if text and store.model not in vectors and store.has_chunks():
+                    vectors[store.model] = self.embedders.embed_query(store.model, query)
+                vector = vectors.get(store.model)
+                dense = [] if vector is None else _dense(store, vector, want, sel, selected)
+                pictures = self._image_list(store, query, want, sel, selected)
+                lists = Lists(dense, pending.result() if pending else [], named, pictures)
+                hits.extend(self._hits(label, store, analysed, lists, k))
+        if self.failed and len(self.failed) == len(self.stores):
+            raise self._errors[0]
         hits.sort(key=lambda h: -h.score)
         return hits[:k]
+
+    @contextlib.contextmanager
+    def _isolated(self, label: str) -> Iterator[None]:
+        """Run one store's part of a query; its failure is recorded, not raised."""
+        try:
+            yield
+        except (SemlithError, sqlite3.Error, OSError) as exc:
+            log.warning("%s: not searched: %s", label, exc)
+            self.failed.append((label, str(exc)))
+            self._errors.append(exc)
 
     def _image_list(self, store: Store, query: str, want: int, sel: Selection,
                     selected: int | None) -> list[tuple[int, float]]:

@@ -98,21 +98,29 @@ class Hit(Located):
 
 @dataclass(frozen=True, slots=True)
 class Answer(Value):
-    """What a search found, which stores it searched, and a note when the scope was not
-    the one asked for (no store covers the caller's folder: every store was searched)."""
+    """What a search found, which stores it searched, a note when the scope was not the
+    one asked for (no store covers the caller's folder: every store was searched), and
+    one line per store that failed and was left out ("name: why")."""
 
     hits: tuple[Hit, ...]
     stores: tuple[str, ...]
     note: str = ""
+    failed: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"hits": [h.as_json() for h in self.hits], "stores": list(self.stores),
-                "note": self.note}
+                "note": self.note, "failed": list(self.failed)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Answer:
         return cls(tuple(from_json(Hit, h) for h in data["hits"]), tuple(data["stores"]),
-                   str(data.get("note", "")))
+                   str(data.get("note", "")), tuple(data.get("failed", ())))
+
+    @property
+    def notes(self) -> list[str]:
+        """Every line a reader should see beside the hits."""
+        return ([self.note] if self.note else []) + [
+            f"store {line} (not searched)" for line in self.failed]
 
 
 @dataclass(frozen=True, slots=True)

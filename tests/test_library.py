@@ -235,3 +235,45 @@ def test_a_new_store_for_a_home_folder_needs_allow_system(
     assert lib.index([str(home / "notes")]).indexed == 1  # a folder inside it is fine
     assert lib.index([str(home)], allow_system=True).indexed == 1
 
+
+# -- one failing store among several (issue #26) ------------------------------------------
+
+def test_a_store_that_cannot_be_opened_is_named_and_the_others_answer(
+        two: tuple[Path, Path], settings: Settings) -> None:
+    _, other = two
+    (other / ".semlith" / "store.db").write_bytes(b"not a database at all" * 100)
+    answer = library(settings).search("retry backoff", scope=Scope(("*",)))
+    assert {h.store for h in answer.hits} == {"proj"}
+    assert len(answer.failed) == 1 and answer.failed[0].startswith("other: ")
+    assert answer.notes == [f"store {answer.failed[0]} (not searched)"]
+
+
+def test_a_store_failing_mid_search_is_named_and_the_others_answer(
+        two: tuple[Path, Path], settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon's case: its stores are open, and one fails on the query path (a Milvus
+    engine down, a damaged file): the search answered only an error, after 211 s."""
+    import sqlite3
+
+    from semlith.home import registered_stores
+    from semlith.local import Engine
+    from semlith.server.fleet import Fleet
+
+    engine = Engine(settings, lambda n: HashEmbedder(n))
+    fleet = Fleet(engine, follow_registry=False)
+    fleet.open(registered_stores(settings.home))
+    fleet.model_ready.set()
+    try:
+        broken = fleet.held["other"].store
+
+        def fail(*args: object) -> object:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        monkeypatch.setattr(broken.catalog, "match", fail)
+        lib = LocalLibrary(settings, engine=engine, source=fleet, agent=True)
+        answer = lib.search("deployment retry backoff", scope=Scope(("*",)))
+        assert answer.hits and {h.store for h in answer.hits} == {"proj"}
+        assert answer.failed == ("other: database disk image is malformed",)
+        with pytest.raises(sqlite3.DatabaseError):  # the only store asked for: its error
+            lib.search("deployment retry backoff", scope=Scope(("other",)))
+    finally:
+        fleet.close()
+        engine.close()

@@ -44,8 +44,8 @@ def search(ctx: click.Context, query: str, k: int, image: str | None, as_json: b
     with errors(as_json):
         answer = library(ctx).search(query, k=k, filters=Filters(path, ext, lang),
                                      scope=scope(ctx, stores), image=image)
-    if answer.note:
-        click.echo(f"semlith: note: {answer.note}", err=True)
+    for note in answer.notes:
+        click.echo(f"semlith: note: {note}", err=True)
     if as_json:
         emit_json([h.as_json() for h in answer.hits])
     elif answer.hits:

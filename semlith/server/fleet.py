@@ -30,7 +30,7 @@ from typing import Any
 from semlith import __version__
 from semlith.errors import SemlithError, StoreLocked
 from semlith.home import REGISTRY, StoreEntry, registered_stores
-from semlith.local import Engine, Opened, register
+from semlith.local import Engine, Opened, open_or_note, register
 from semlith.scope import Known, label_stores
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
@@ -249,7 +249,7 @@ class Fleet:
     def reading(self, chosen: Sequence[Known]) -> Iterator[Opened]:
         borrowed: list[Held] = []
         extra: list[Store] = []
-        opened: Opened = []
+        opened = Opened()
         try:
             for known in chosen:
                 with self._cond:
@@ -259,9 +259,11 @@ class Fleet:
                         borrowed.append(held)
                         opened.append((held.name, held.store))
                         continue
-                store = Store.open(known.folder, settings=self.settings)
-                extra.append(store)
-                opened.append((known.name, store))
+                store = open_or_note(opened, known, len(chosen), functools.partial(
+                    Store.open, known.folder, settings=self.settings))
+                if store is not None:
+                    extra.append(store)
+                    opened.append((known.name, store))
             yield opened
         finally:
             for store in extra:

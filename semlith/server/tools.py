@@ -167,10 +167,10 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
         answer = await call(library.search, query, k=k, filters=filters,
                             scope=await scope_of(ctx, stores))
-        multi = len(answer.stores) > 1
+        multi, note = len(answer.stores) > 1, "; ".join(answer.notes)
         if format == "excerpt":
-            return answers.excerpts(answer.hits, max_tokens, multi, answer.note)
-        return answers.locate(answer.hits, query, max_tokens, multi, answer.note)
+            return answers.excerpts(answer.hits, max_tokens, multi, note)
+        return answers.locate(answer.hits, query, max_tokens, multi, note)
 
     @mcp.tool(READ_ONLY)
     @_answers
