@@ -173,3 +173,24 @@ def test_pending_rows_are_keyword_searchable_before_vectors(make_store: MakeStor
         store.catalog.replace_chunks(db, file_id, [ChunkRow(1, 1, "zebra crossing")])
     assert store.catalog.keyword("zebra", 3)
     assert store.dense_search(unit_vectors(1, 32)[0], 3) == []
+
+
+@pytest.mark.parametrize("perf", [True, False])
+def test_a_degraded_dense_search_returns_no_removed_chunk(make_store: MakeStore,
+                                                          perf: bool) -> None:
+    """With a shard that cannot be read (or SEMLITH_PERF=off) the search scans exact.f32,
+    which keeps removed vectors until it compacts: they came back as hits (issue #26)."""
+    from semlith.store.shards import shard_name
+    from semlith.store.vectors import SHARDS_DIR
+
+    store = make_store()
+    vecs = unit_vectors(40, 32, seed=3)
+    old = add_file(store, "a.py", vecs)
+    new = add_file(store, "a.py", vecs[:10], digest="h2")  # 30 of its vectors removed
+    store.close()
+    if perf:
+        (store.folder / SHARDS_DIR / shard_name(0)).write_bytes(b"not a shard")
+    reader = Store.open(store.folder, settings=Settings.load(perf=perf))
+    found = [i for i, _ in reader.dense_search(vecs[20], 30, live=False)]
+    assert found and set(found) <= set(new) and not set(found) & set(old)
+    reader.close()

@@ -258,6 +258,19 @@ def test_local_without_perf_is_the_brute_force_answer(local: Callable[..., Local
     assert space.stats()["queries"] == 0  # the shards were never scanned
 
 
+def test_the_exact_scan_never_returns_removed_ids(local: Callable[..., LocalSpace]) -> None:
+    """exact.f32 keeps removed vectors until compaction: the exact scan (SEMLITH_PERF=off)
+    returned them (16 of a dense top-30, issue #26)."""
+    space = local(perf=False)
+    space.add(IDS, VECS)
+    removed = IDS[: N // 2]
+    space.remove(removed)
+    space.durable()
+    for query in QUERIES:
+        found = [i for i, _ in space.search(query, 30)]
+        assert found == brute_force(query, 30, np.arange(N // 2, N))
+
+
 def test_local_compacts_the_sidecar_past_its_threshold(local: Callable[..., LocalSpace],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     space = local()

@@ -173,6 +173,36 @@ class ShardSet:
             return False
         return all(loaded.index.contains(int(i)) for i in ids)
 
+    def held(self, ids: np.ndarray) -> np.ndarray:
+        """A mask over `ids`: held by their shard (not removed). An id whose shard cannot
+        be read counts as held: nothing says it was removed."""
+        ids = np.asarray(ids, dtype=np.uint64)
+        mask = np.ones(len(ids), dtype=bool)
+        firsts = (ids // SHARD_SPAN) * SHARD_SPAN
+        listing = self.listing()
+        with self._rw.read():
+            for first in np.unique(firsts).tolist():
+                at = np.flatnonzero(firsts == first)
+                path = listing.get(int(first))
+                with self._mutex:
+                    loaded = self._loaded.get(int(first))
+                try:
+                    if path is not None and (loaded is None or not loaded.dirty):
+                        loaded, _ = self._for_search(int(first), path)
+                except (ValueError, OSError):
+                    continue
+                if loaded is None:  # no shard at all: none of its ids is held
+                    mask[at] = False
+                    continue
+                index = loaded.index
+                mask[at] = [index.contains(int(ids[i])) for i in at]
+        return mask
+
+    @property
+    def degraded(self) -> bool:
+        """Whether a shard failed to load since this set was opened."""
+        return bool(self._stats.unreadable)
+
     def note_unreadable(self, reason: str) -> None:
         with self._mutex:
             self._stats.unreadable.append(reason)

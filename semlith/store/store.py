@@ -364,10 +364,18 @@ class Store:
         `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
         the reference answer).
         """
+        vectors = self.spaces[space]
+        check = live or _exhaustive(vectors)
         # Liveness drops ids: rank the whole rescored head, then cut to k.
-        want = max(k, rescore) if live else k
-        ranked = self.spaces[space].search(query, want, allowlist=allowlist, rescore=rescore)
-        return self._live(ranked, live)[:k]
+        ranked = vectors.search(query, max(k, rescore) if check else k, allowlist=allowlist,
+                                rescore=rescore)
+        if not check and _exhaustive(vectors):
+            # A shard failed to load during this very search: the exact scan that answered
+            # cannot tell that shard's removed ids (issue #26), so rank more and check.
+            check = True
+            ranked = vectors.search(query, max(k, rescore), allowlist=allowlist,
+                                    rescore=rescore)
+        return self._live(ranked, check)[:k]
 
     def _live(self, ranked: list[tuple[int, float]], check: bool) -> list[tuple[int, float]]:
         """Drop ids whose chunk no longer exists (a writer may not have trashed them yet)."""
@@ -402,3 +410,8 @@ class Store:
             "recovered": dict(self.recovered),
             **({"chunks": vectors_held} if self.mirror else {}),
         }
+
+
+def _exhaustive(vectors: VectorSpace) -> bool:
+    """Whether a space answers by scanning every record, removed ones included."""
+    return isinstance(vectors, LocalSpace) and vectors.exhaustive

@@ -199,13 +199,20 @@ class LocalSpace:
     def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.exact.fetch(ids)
 
+    @property
+    def exhaustive(self) -> bool:
+        """Whether searches scan `exact.f32` instead of the shards (`perf=False`, or a
+        shard that could not be read): the removals of an unreadable shard are unknown
+        here, so the store checks what this answers against the catalog."""
+        return not self.perf or self.shards.degraded
+
     def search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
                rescore: int = RESCORE_HEAD) -> list[tuple[int, float]]:
         """4-bit scan of the shards for the best `max(k, rescore)`, rescored exactly.
 
         An unreadable shard (corrupt on disk) or `perf=False` makes it an exact scan of
-        `exact.f32` instead, which still holds removed vectors until compaction (the
-        store drops ids whose chunk is gone).
+        `exact.f32` instead, which still holds removed vectors until compaction: the
+        shards say which ids were removed (an unreadable shard's ids count as held).
         """
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
@@ -226,21 +233,31 @@ class LocalSpace:
 
     def _exact_scan(self, query: np.ndarray, k: int,
                     allowlist: np.ndarray | None) -> list[tuple[int, float]]:
-        best_ids = np.empty(0, np.uint64)
-        best_scores = np.empty(0, np.float32)
+        """Every record of `exact.f32` scored; the best `k` whose shard still holds them.
+
+        The sidecar keeps removed vectors until it is compacted: 16 of a dense top-30
+        were dead ids before the shards were asked (issue #26)."""
+        all_ids, all_scores = [], []
         allow = None if allowlist is None else np.asarray(allowlist, np.uint64)
         for ids, vectors in self.exact.scan():
             scores = vectors @ query
             if allow is not None:
                 keep = np.isin(ids, allow)
                 ids, scores = ids[keep], scores[keep]
-            best_ids = np.concatenate([best_ids, ids])
-            best_scores = np.concatenate([best_scores, scores])
-            if len(best_ids) > k:
-                top = np.argpartition(-best_scores, k)[:k]
-                best_ids, best_scores = best_ids[top], best_scores[top]
-        order = np.argsort(-best_scores, kind="stable")
-        return [(int(best_ids[i]), float(best_scores[i])) for i in order]
+            all_ids.append(ids)
+            all_scores.append(scores)
+        if not all_ids:
+            return []
+        ids, scores = np.concatenate(all_ids), np.concatenate(all_scores)
+        order = np.lexsort((ids, -scores))  # ties by id, as a fresh store would order them
+        out: list[tuple[int, float]] = []
+        for start in range(0, len(order), max(k, 64)):
+            part = order[start:start + max(k, 64)]
+            held = self.shards.held(ids[part])
+            out += [(int(ids[i]), float(scores[i])) for i in part[held]]
+            if len(out) >= k:
+                break
+        return out[:k]
 
     # -- reporting -----------------------------------------------------------------------
 
