@@ -202,3 +202,12 @@ def test_index_of_a_system_folder_is_refused_in_one_line() -> None:
         "folder, or pass --allow-system if you mean it"]
     assert not Path("/etc/.semlith").exists()
 
+
+def test_files_escapes_bidirectional_controls_in_names(tree: Path) -> None:
+    """A name holding U+202E displays reversed (`x\\u202eyp.txt` reads as `xtxt.py`)."""
+    (tree / "invoice\u202egpj.py").write_text("def pay():\n    return 1\n")
+    assert run("index", str(tree), "--quiet").exit_code == 0
+    listing = run("files").output
+    assert "invoice\\u202egpj.py" in listing and "\u202e" not in listing
+    found = run("search", "def pay return").output
+    assert "\u202e" not in found

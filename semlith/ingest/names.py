@@ -1,4 +1,5 @@
-"""File names that are not plain text: bytes that are not UTF-8, control characters.
+"""File names that are not plain text: bytes that are not UTF-8, control characters,
+bidirectional controls.
 
 Python gives a name that is not valid UTF-8 with each bad byte as a lone surrogate
 (PEP 383); SQLite cannot store such a string, and a newline or tab in a name breaks
@@ -9,9 +10,12 @@ from __future__ import annotations
 
 import re
 
-# Lone surrogates (undecodable bytes), C0/C1 controls and DEL, and the Unicode line and
-# paragraph separators, which terminals and editors also break lines at.
-_UNPRINTABLE = re.compile("[\udc80-\udcff\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Lone surrogates (undecodable bytes), C0/C1 controls and DEL, the Unicode line and
+# paragraph separators, which terminals and editors also break lines at, and the
+# bidirectional controls, which make a name display as another ("Trojan Source",
+# CVE-2021-42574: `x\u202eyp.exe` shows as `xexe.py`).
+_UNPRINTABLE = re.compile("[\udc80-\udcff\x00-\x1f\x7f-\x9f\u2028\u2029"
+                          "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
