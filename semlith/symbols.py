@@ -70,10 +70,10 @@ def lookup(store: Store, ident: Identifier, *, sel: Selection = EVERYTHING,
         rows = [r for r in rows if r.name == ident.name] or rows
         rows = [r for r in rows if qualified(r)] or rows
 
-    def rank(row: Definition) -> tuple[bool, bool, bool, int, bool, int, int]:
+    def rank(row: Definition) -> tuple[bool, bool, bool, int, bool, int, int, str, int]:
         return (row.name != ident.name, not qualified(row), is_test(row.path),
                 _KIND_ORDER.get(row.kind, 5), _specialised(row.name, row.signature),
-                row.path.count("/"), len(row.path))
+                row.path.count("/"), len(row.path), row.path, row.start_line)
 
     return sorted(rows, key=rank)[:limit]
 

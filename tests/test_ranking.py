@@ -70,3 +70,21 @@ def test_the_top_k_is_a_prefix_of_the_top_k_plus_n(make_store: Callable[..., Sto
         for k, hits in ranked.items():
             assert len(hits) == k
             assert hits == ranked[200][:k], (query, k)
+
+
+def test_tied_copies_rank_by_path_whatever_order_the_store_was_built_in(
+        make_store: Callable[..., Store]) -> None:
+    """Copies of a file score alike; their order followed chunk ids, which differ between
+    a fresh store and a resumed one (issue #26)."""
+    model = HashEmbedder("test-model")
+    text = ["walrus colony on the ice", "walrus diet of clams"]
+    copies = ["a/notes.md", "b/notes.md", "c/notes.md", "d/notes.md"]
+    orders = []
+    for name, built in (("fresh", copies), ("resumed", copies[::-1])):
+        store = make_store(name=name, dim=model.dim)
+        for path in built:
+            add_file(store, path, model.embed_documents(text), text)
+        searcher = Searcher([("t", store)], EmbedderPool(lambda n: model))
+        orders.append([(h.path, h.start_line) for h in searcher.search("walrus clams", k=8)])
+    assert orders[0] == orders[1]
+    assert [p for p, _ in orders[0][:4]] == copies

@@ -14,8 +14,10 @@ from semlith.text import path_words
 def apply(scores: Scores, ctx: Context) -> Scores:
     if not ctx.weights.path or not ctx.query.stems:
         return scores
-    order = sorted(scores, key=lambda cid: -scores[cid])
-    named = [cid for cid in order if cid in ctx.records
-             and ctx.query.stems & path_words(ctx.records[cid].path)]
+    records = ctx.records
+    candidates = [cid for cid in scores if cid in records]
+    order = sorted(candidates, key=lambda cid: (-scores[cid], records[cid].path,
+                                                records[cid].start_line))
+    named = [cid for cid in order if ctx.query.stems & path_words(records[cid].path)]
     extra = rrf([named], [ctx.weights.path], [ctx.weights.rrf_k])
     return {cid: score + extra.get(cid, 0.0) for cid, score in scores.items()}

@@ -28,7 +28,7 @@ def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
     rank in any list, which deeper fetching never changes. So the top k is a prefix of
     the top k + n for every k, whatever depth each k fetched.
     """
-    head = Context(query, lists.head(DEPTH), records, weights)
+    head = Context(query, lists.head(DEPTH, records), records, weights)
     scores = fuse(head)
     for signal in SIGNALS:
         scores = signal(scores, head)
@@ -43,5 +43,6 @@ def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
     if not best:
         return ranked
     last = ranked[-1][1] if ranked else 1.0
-    tail = sorted(best, key=lambda cid: (best[cid], cid))
+    tail = sorted(best, key=lambda cid: (best[cid], records[cid].path,
+                                         records[cid].start_line))
     return ranked + [(cid, last * 0.99 / (n + 1)) for n, cid in enumerate(tail)]

@@ -13,8 +13,9 @@ from semlith.ranking.context import Context, Scores
 
 
 def order(scores: Scores, ctx: Context) -> list[tuple[int, float]]:
-    ranked = sorted(((cid, s) for cid, s in scores.items() if cid in ctx.records),
-                    key=lambda kv: (-kv[1], kv[0]))
+    records = ctx.records
+    ranked = sorted(((cid, s) for cid, s in scores.items() if cid in records),
+                    key=lambda kv: (-kv[1], records[kv[0]].path, records[kv[0]].start_line))
     limit = int(ctx.weights.per_file)
     if not limit:
         return ranked
