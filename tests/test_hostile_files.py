@@ -1,5 +1,6 @@
 """Issue #26: files that stalled indexing, and each per-file stage bounded: generated and
-minified files skipped, parses and plans past their deadline cut into line windows."""
+minified files skipped, parses and plans past their deadline cut into line windows, and
+an HTML page cut at its size limit without a stray partial tag."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from semlith.ingest import definitions
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
+from semlith.ingest.extract import MAX_TEXT_CHARS, extract_text
 from semlith.ingest.generated import GENERATED_MIN_BYTES, Generated, check_generated
 from semlith.languages import language_of
 from semlith.local import LocalLibrary
@@ -276,3 +278,28 @@ def test_the_watcher_skips_a_bundle_and_indexes_the_file_saved_beside_it(
         assert watched.store.catalog.skipped()["web/app.min.js"].reason == "generated"
     finally:
         watched.close()
+
+
+# -- HTML cut at the size limit (issue #26, low) ---------------------------------------
+
+
+@pytest.mark.slow
+def test_an_html_page_cut_at_the_size_limit_ends_at_a_tag_boundary() -> None:
+    markup = ("<br>" * 24 + "\n") * (MAX_TEXT_CHARS // 100)  # no text, many lines
+    tail = "<p>last words</p>\n<p>beyond the limit</p>\n"
+    pad = MAX_TEXT_CHARS - len(markup) - len("<p>last words</")
+    page = markup + "<!--" + " " * (pad - 7) + "-->" + tail
+    assert page[:MAX_TEXT_CHARS].endswith("last words</")  # the cut lands inside "</p>"
+    text = extract_text("big.html", page.encode())
+    assert text.rstrip().endswith("last words")
+    last = chunk_file(text, language_of("big.html")).chunks[-1]
+    assert last.text.endswith("last words"), last.text[-40:]
+
+
+@pytest.mark.parametrize("end", ["</", "<di", "<a href='x", "<!-- note", "<"])
+def test_html_ending_inside_a_tag_drops_the_partial_tag(end: str) -> None:
+    assert extract_text("p.html", f"<p>one</p>\n<p>two{end}".encode()) == " one\n two"
+
+
+def test_html_text_with_a_bare_angle_bracket_keeps_it() -> None:
+    assert extract_text("p.html", b"<p>a < b</p>\nif x <3") == " a < b\nif x <3"
