@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
+import multiprocessing
+import os
+import shutil
+import sys
 import sysconfig
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from harness import Context, Result, scenario
+from harness import Context, Result, scenario, timed
 
 from semlith.ingest.chunk import chunk_file
 from semlith.languages import language_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
 LARGE = Path(sysconfig.get_paths()["stdlib"]) / "_pydecimal.py"  # ~230 KB of real Python
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.hostile_files
 
 
 def _throughput(text: str, path: str, seconds: float) -> dict[str, float]:
@@ -45,5 +53,100 @@ def chunk(ctx: Context, sizes: list[int]) -> Result:
     if LARGE.exists():
         large = _throughput(LARGE.read_text(), LARGE.name, seconds * 3)
         metrics.update({f"large_{k}": v for k, v in large.items()})
+        text, lang = LARGE.read_text(), language_of(LARGE.name)
+        metrics.update({f"large_{k}": v for k, v in
+                        timed(lambda: chunk_file(text, lang), runs=10 if ctx.fast else 30,
+                              warmup=2).items()})
         ctx.log(f"chunk {LARGE.name} ({LARGE.stat().st_size / 1e3:.0f} KB): {large}")
+    return {1: metrics}
+
+
+# -- hostile files (issue #26) -----------------------------------------------------------
+
+HOSTILE_SECONDS = 30.0  # a run still going after this is reported as stuck and killed
+_HOSTILE = {"generated_py": ("gen/handlers.py", "generated"),
+            "unmarked_py": ("gen/handlers.py", "unmarked"),
+            "minified_js": ("static/app.min.js", "minified")}
+
+
+def _hostile_text(kind: str) -> str:
+    from tests.hostile_files import generated_python, minified_bundle
+
+    if kind == "minified":
+        return minified_bundle()
+    return generated_python(marker=kind == "generated")
+
+
+def _hostile_child(stage: str, name: str, kind: str, folder: str, queue: Any) -> None:
+    """One hostile file, chunked alone or indexed in a tree beside an ordinary file."""
+    text = _hostile_text(kind)
+    if stage == "chunk":
+        start = time.perf_counter()
+        result = chunk_file(text, language_of(name))
+        queue.put({"s": round(time.perf_counter() - start, 2), "strategy": result.strategy,
+                   "chunks": len(result.chunks)})
+        return
+    root = Path(folder) / "tree"
+    (root / name).parent.mkdir(parents=True)
+    (root / name).write_text(text)
+    (root / "ok.py").write_text("def fine():\n    return 1\n")
+    start = time.perf_counter()
+    report = _filler_library(folder).index([str(root)])
+    queue.put({"s": round(time.perf_counter() - start, 2), "indexed": report.indexed,
+               "skipped": report.skipped, "chunks": report.chunks})
+
+
+def _bounded(stage: str, name: str, kind: str, folder: Path) -> dict[str, Any]:
+    """`_hostile_child` in a fresh process, killed after HOSTILE_SECONDS."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_hostile_child, args=(stage, name, kind, str(folder), queue))
+    child.start()
+    child.join(HOSTILE_SECONDS)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return {"s": f"stuck (killed after {HOSTILE_SECONDS:.0f} s)"}
+    return dict(queue.get(timeout=5))
+
+
+def _filler_library(folder: str) -> Any:
+    from scenarios_index import _Filler
+
+    from semlith.local import LocalLibrary
+    from semlith.settings import Settings
+
+    home = Path(folder) / "home"
+    return LocalLibrary(Settings.load(env={**os.environ, "SEMLITH_HOME": str(home)}),
+                        embedder_factory=_Filler())
+
+
+@scenario("hostile", sizes=[1], fast_sizes=[1])
+def hostile(ctx: Context, sizes: list[int]) -> Result:
+    """Issue #26's hostile files chunked and indexed (killed after 30 s); ordinary index p50/p95.
+
+    The files: a 2.4 MB generated module of 40,000 functions (with and without its
+    `@generated` header) and a 3.9 MB one-line minified bundle. No model: a filler embedder.
+    """
+    metrics: dict[str, Any] = {}
+    for label, (name, kind) in _HOSTILE.items():
+        for stage in ("index",) if ctx.fast else ("chunk", "index"):
+            folder = Path(tempfile.mkdtemp(dir=ctx.workdir))
+            for key, value in _bounded(stage, name, kind, folder).items():
+                metrics[f"{label}_{stage}_{key}"] = value
+            ctx.log(f"hostile {label} {stage}: "
+                    f"{ {k: v for k, v in metrics.items() if k.startswith(label + '_' + stage)} }")
+    runs = itertools.count()
+
+    def ordinary() -> None:  # a fresh store each time: 60 modules and _pydecimal.py
+        from scenarios_index import write_corpus
+
+        root = ctx.workdir / f"ordinary-{next(runs)}"
+        write_corpus(root, 60)
+        shutil.copy(LARGE, root / LARGE.name)
+        _filler_library(str(root.parent / f"{root.name}-h")).index([str(root)])
+
+    metrics.update({f"ordinary_index_{k}": v for k, v in
+                    timed(ordinary, runs=3 if ctx.fast else 9, warmup=1).items()})
+    ctx.log(f"hostile ordinary index: {metrics['ordinary_index_p50_ms']} ms p50")
     return {1: metrics}

@@ -32,9 +32,10 @@ from semlith.embed.text import Embedder
 from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
-from semlith.ingest.document import Withheld, read_document
-from semlith.ingest.extract import Binary, Unreadable
+from semlith.ingest.document import read_document
+from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats import is_document
+from semlith.ingest.generated import check_generated, skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
 from semlith.ingest.secrets import rules_fingerprint
@@ -307,15 +308,12 @@ class Indexer:
             # the bytes actually indexed, so the next run sees any later change.
             item.digest = content_hash(data)
             document = read_document(rel, data, opted_in=item.cand.opted_in)
-        except Withheld as exc:
-            self._skip(item, "secret", str(exc))
-            self.on_skip(Skipped(rel, SkipReason.SECRET, str(exc)))
-            return None
-        except Binary:
-            self._skip(item, "binary", "")
-            return None
-        except Unreadable as exc:
-            self._skip(item, "unreadable", str(exc))
+            check_generated(rel, data)  # after the secret rules: a secret is reported so
+        except Unreadable as exc:  # a secret, binary, generated or minified, or not text
+            reason, detail = skip_record(exc)
+            self._skip(item, reason, detail)
+            if reason in (SkipReason.SECRET, SkipReason.GENERATED):  # news to the user
+                self.on_skip(Skipped(rel, SkipReason(reason), detail))
             return None
         except OSError as exc:
             self._skip(item, "unreadable", exc.strerror or str(exc))

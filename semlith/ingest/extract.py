@@ -195,6 +195,11 @@ def _joined(value: Any) -> str:
 # -- HTML --------------------------------------------------------------------------------
 
 
+# What follows "<" when it opens markup: a tag name, "/", "!" (comments) or "?"; nothing
+# (the end of the text) may be any of them.
+_MARKUP_START = frozenset("/!?abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 class _PageText(HTMLParser):
     """Collects a page's text, placing each piece on the line it has in the source."""
 
@@ -242,10 +247,21 @@ class _PageText(HTMLParser):
 def _html(data: bytes) -> str:
     source = _decode(data[:_MAX_INPUT_BYTES])[:MAX_TEXT_CHARS]
     parser = _PageText()
-    parser.feed(source)
+    parser.feed(_closed(source))
     parser.close()
     text = "".join(parser.parts)
     return text + "\n" * (source.count("\n") - text.count("\n"))
+
+
+def _closed(source: str) -> str:
+    """`source` without the tag, comment or declaration its end leaves open: HTMLParser
+    gives an unfinished one as text, so a page cut at MAX_TEXT_CHARS (or truncated on
+    disk) ended its last chunk with "</" or "<div cla" (issue #26)."""
+    start = source.rfind("<")
+    after = source[start + 1 : start + 2]
+    if start >= 0 and (after in _MARKUP_START or not after) and source.find(">", start) < 0:
+        return source[:start]
+    return source
 
 
 # -- documents ---------------------------------------------------------------------------

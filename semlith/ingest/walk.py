@@ -92,6 +92,7 @@ class SkipReason(StrEnum):
     SPECIAL = "not a regular file"
     SECRET = "secret"
     BAD_NAME = "name is not UTF-8"
+    GENERATED = "generated"  # or minified: judged by the indexer (ingest/generated.py)
 
 
 # Ignore file name -> the reason it gives; checked in this order.
