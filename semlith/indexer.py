@@ -38,6 +38,7 @@ from semlith.ingest.formats import is_document
 from semlith.ingest.generated import check_generated, skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
+from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.secrets import rules_fingerprint
 from semlith.ingest.walk import (
     Candidate,
@@ -213,7 +214,7 @@ class Indexer:
                 skipped.append(old_skip)
                 continue
             try:
-                digest = content_hash(item.path.read_bytes())
+                digest = content_hash(_read(item))
             except OSError as exc:
                 skipped.append(SkipRecord(item.rel, "unreadable",
                                           escape_name(exc.strerror or str(exc))))
@@ -238,7 +239,7 @@ class Indexer:
         """Whether the secret rules change an indexed file (checked once after they
         change): withhold it, or redact a string in it. Unreadable now: the run finds out."""
         try:
-            return read_document(item.rel, item.path.read_bytes(),
+            return read_document(item.rel, _read(item),
                                  opted_in=item.opted_in).redacted > 0
         except (Unreadable, OSError):
             return True
@@ -303,7 +304,7 @@ class Indexer:
         """Extract and chunk one file; None (and a skip record) when it cannot be read."""
         rel = item.cand.rel
         try:
-            data = item.cand.path.read_bytes()
+            data = _read(item.cand)
             # The file may have changed since the scan hashed it: record the hash of
             # the bytes actually indexed, so the next run sees any later change.
             item.digest = content_hash(data)
@@ -378,7 +379,7 @@ class Indexer:
     def _add_image(self, images: ImageIndexer, item: _Todo) -> int:
         """Queue one image file for the image space: 1, or 0 with a skip record."""
         try:
-            data = item.cand.path.read_bytes()
+            data = _read(item.cand)
         except OSError as exc:
             self._skip(item, "unreadable", exc.strerror or str(exc))
             return 0
@@ -487,3 +488,8 @@ def _outermost(scopes: list[str]) -> list[str]:
 def _in_scopes(path: str, scopes: list[str]) -> bool:
     return any(not s or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
 
+
+def _read(item: Candidate) -> bytes:
+    """A walked file's bytes, judged again as it is now (it may have become a FIFO or
+    grown past its limit since the walk): OSError otherwise."""
+    return read_file(item.path, limit_for(item.rel))

@@ -274,3 +274,31 @@ def test_stats_say_how_much_waits_for_embedding(tree: Path, settings: Settings) 
     library.index([str(tree)])
     (after,) = library.stats(scope=scope)
     assert after.pending_chunks == 0 and after.chunks >= before.pending_chunks
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no os.mkfifo on this platform")
+def test_a_file_that_became_a_fifo_after_the_walk_is_skipped_not_waited_on(
+        tree: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk judged a regular file; by the time it is read it is a FIFO (issue #26)."""
+    import semlith.indexer as indexer_module
+    from semlith.ingest.walk import Candidate
+
+    walk = indexer_module.walk_files
+
+    def walk_then_swap(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        for item in walk(*args, **kwargs):  # type: ignore[arg-type]
+            if isinstance(item, Candidate) and item.rel == "net/retry.py":
+                item.path.unlink()
+                os.mkfifo(item.path)
+            yield item
+    monkeypatch.setattr(indexer_module, "walk_files", walk_then_swap)
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)  # a hang fails the test instead of stalling the suite
+    report = pool.submit(index, tree, settings).result(timeout=60)
+    pool.shutdown()
+    assert report.indexed == 8
+    library = LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n))
+    skipped = {s.path: s for s in library.skipped(scope=Scope((str(tree),)))}
+    assert skipped["net/retry.py"].reason == "unreadable"
+    assert "not a regular file (fifo)" in skipped["net/retry.py"].detail
