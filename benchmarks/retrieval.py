@@ -149,14 +149,25 @@ def halves(entries: Sequence[dict[str, Any]]) -> dict[str, str]:
 
 
 def load_corpora(eval_dir: Path, corpora_dir: Path, names: Sequence[str],
-                 half: str | None = None) -> list[Corpus]:
-    """Corpora from corpora.json, in its order, limited to `names` and `half` when given."""
+                 half: str | None = None, repos: Path | None = None) -> list[Corpus]:
+    """Corpora from corpora.json, in its order, limited to `names` and `half` when given.
+
+    With `repos` (a folder made by shared/eval/extract-repos.py), each corpus is its
+    repository tree there, with the benchmark root its manifest records; corpora the
+    manifest lacks (their revision was not available) are left out, as they would be
+    from the repository shape anyway.
+    """
     entries = json.loads((eval_dir / "corpora.json").read_text())
+    if repos is not None:
+        manifest = json.loads((repos.parent / f"{repos.name}.manifest.json").read_text())
+        entries = [{**e, "benchmark_root": manifest[e["name"]]["root"]}
+                   for e in entries if e["name"] in manifest]
+        corpora_dir = repos
     known = [e["name"] for e in entries]
     unknown = sorted(set(names) - set(known))
     if unknown:
         raise SystemExit(f"unknown corpus {unknown!r}; known: {', '.join(known)}")
-    split = halves(entries)
+    split = halves(json.loads((eval_dir / "corpora.json").read_text()))
     chosen = [e for e in entries if (not names or e["name"] in names)
               and (half is None or split[e["name"]] == half)]
     corpora = [Corpus(e["name"], corpora_dir / e["name"], e["benchmark_root"]) for e in chosen]
@@ -277,7 +288,7 @@ def bm25_searcher(corpus: Corpus, k: int) -> Searcher:
 
 def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
                     model: str | None = None, package: bool = False,
-                    backend: str | None = None
+                    backend: str | None = None, tree: bool = False
                     ) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
     """Index each corpus into a store (incrementally), then search that store.
 
@@ -321,7 +332,8 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     @contextmanager
     def prepare(corpus: Corpus) -> Iterator[Searcher]:
         root = corpus.folder if package else corpus.folder / corpus.root
-        store_dir = workdir / f"{corpus.name}{'-package' if package else ''}{suffix}"
+        shape = "-package" if package else "-repo" if tree else ""
+        store_dir = workdir / f"{corpus.name}{shape}{suffix}"
         target = None
         if backend is not None:  # rows live in that engine: a store of its own each run
             store_dir = store_dir.with_name(store_dir.name + "-milvus")
@@ -429,7 +441,10 @@ def per_query_json(rows: Sequence[Scored]) -> list[dict[str, Any]]:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    p.add_argument("--corpora", type=Path, required=True, help="folder made by get-corpora.sh")
+    p.add_argument("--corpora", type=Path, help="folder made by get-corpora.sh")
+    p.add_argument("--repos", type=Path,
+                   help="score the repository trees in this folder instead (made by "
+                   "shared/eval/extract-repos.py; the corpora its manifest holds)")
     p.add_argument("--eval", type=Path, default=EVAL_DIR, help="corpora.json + annotations/")
     p.add_argument("--workdir", type=Path, default=Path("/tmp/semlith-retrieval"))
     p.add_argument("--cache", type=Path, help="reuse stores and embeddings kept here "
@@ -451,7 +466,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    corpora = load_corpora(args.eval, args.corpora.resolve(), args.corpus, args.half)
+    if (args.corpora is None) == (args.repos is None):
+        raise SystemExit("give --corpora (the packages) or --repos (the repository trees)")
+    corpora = load_corpora(args.eval, (args.corpora or args.repos).resolve(), args.corpus,
+                           args.half, args.repos.resolve() if args.repos else None)
     questions: dict[str, list[Question]] = {}
     excluded: dict[str, int] = {}
     for corpus in corpora:
@@ -463,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prepare: Callable[[Corpus], AbstractContextManager[Searcher]] = (
             semlith_factory(args.workdir.resolve(), args.k,
                             args.cache.resolve() if args.cache else None, args.model,
-                            args.package, args.backend)
+                            args.package, args.backend, args.repos is not None)
             if method == "semlith"
             else lambda c: nullcontext(bm25_searcher(c, args.k)))
         found = run_method(method, prepare, questions, corpora, args.k)
