@@ -14,11 +14,17 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from semlith.local import LocalLibrary
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.types import IndexReport
+from tests.conftest import RecordingFactory
+
 _ALNUM = string.ascii_letters + string.digits
 _DASHES = "-" * 5
 
 
-def _random(rng: random.Random, n: int, alphabet: str = _ALNUM) -> str:
+def random_chars(rng: random.Random, n: int, alphabet: str = _ALNUM) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
@@ -37,7 +43,7 @@ def _b64url(data: bytes) -> str:
 
 def jwt(rng: random.Random) -> str:
     header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    payload = _b64url(json.dumps({"sub": _random(rng, 8), "iat": 1700000000}).encode())
+    payload = _b64url(json.dumps({"sub": random_chars(rng, 8), "iat": 1700000000}).encode())
     return f"{header}.{payload}.{_b64url(rng.randbytes(32))}"
 
 
@@ -65,15 +71,15 @@ class Fakes:
 def fakes(seed: int = 13) -> Fakes:
     rng = random.Random(seed)
     return Fakes(
-        aws_id="AKIA" + _random(rng, 16, string.ascii_uppercase + string.digits),
-        aws_secret=_random(rng, 40),
-        github="ghp" + "_" + _random(rng, 36),
-        gitlab="glpat" + "-" + _random(rng, 20),
-        npm="npm" + "_" + _random(rng, 36),
+        aws_id="AKIA" + random_chars(rng, 16, string.ascii_uppercase + string.digits),
+        aws_secret=random_chars(rng, 40),
+        github="ghp" + "_" + random_chars(rng, 36),
+        gitlab="glpat" + "-" + random_chars(rng, 20),
+        npm="npm" + "_" + random_chars(rng, 36),
         slack="xox" + "b-" + "".join(str(rng.randrange(10)) for _ in range(11)) + "-"
-        + _random(rng, 24, string.ascii_lowercase + string.digits),
+        + random_chars(rng, 24, string.ascii_lowercase + string.digits),
         jwt=jwt(rng),
-        db_password="pw" + _random(rng, 14),
+        db_password="pw" + random_chars(rng, 14),
         key=private_key(rng),
     )
 
@@ -112,3 +118,23 @@ def write_secret_tree(root: Path, fake: Fakes) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+
+def index(root: Path, settings: Settings, factory: RecordingFactory | None = None) -> IndexReport:
+    library = LocalLibrary(settings, embedder_factory=factory or RecordingFactory())
+    try:
+        return library.index([str(root)])
+    finally:
+        library.close()
+
+
+def everything_stored(store: Store) -> str:
+    """Every text column of the catalog, joined: what search, `files`, `skipped` and the
+    keyword index could ever return."""
+    db = store.catalog.db
+    rows = db.execute("SELECT text, idents, symbol FROM chunks").fetchall()
+    rows += db.execute("SELECT name, qualname, signature FROM symbols").fetchall()
+    rows += db.execute("SELECT path, reason, detail FROM skipped").fetchall()
+    rows += db.execute("SELECT path, ext, lang FROM files").fetchall()
+    rows += db.execute("SELECT term FROM chunks_vocab").fetchall()
+    return "\n".join("\n".join(map(str, row)) for row in rows)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +19,16 @@ from semlith.server.app import Keys, create_app
 from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.types import IndexReport, Scope
+from semlith.types import Scope
 from tests.conftest import HashEmbedder, RecordingFactory
-from tests.secret_fixtures import Fakes, fakes, private_key, write_secret_tree
+from tests.secret_fixtures import (
+    Fakes,
+    everything_stored,
+    fakes,
+    index,
+    private_key,
+    write_secret_tree,
+)
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 FAKE = fakes()
@@ -35,23 +42,6 @@ def tree(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     write_secret_tree(root, FAKE)
     return root
-
-
-def index(root: Path, settings: Settings, factory: RecordingFactory | None = None) -> IndexReport:
-    library = LocalLibrary(settings, embedder_factory=factory or RecordingFactory())
-    try:
-        return library.index([str(root)])
-    finally:
-        library.close()
-
-
-def everything_stored(store: Store) -> str:
-    """Every text column of the catalog, joined: what search could ever return."""
-    db = store.catalog.db
-    rows = db.execute("SELECT text, idents, symbol FROM chunks").fetchall()
-    rows += db.execute("SELECT name, qualname, signature FROM symbols").fetchall()
-    rows += db.execute("SELECT path, reason, detail FROM skipped").fetchall()
-    return "\n".join("\n".join(map(str, row)) for row in rows)
 
 
 def assert_nothing_leaks(text: str, fake: Fakes = FAKE) -> None:
@@ -98,21 +88,36 @@ def test_content_shapes() -> None:
         == "netrc"
 
 
+def _within(seconds: float, work: Callable[[], object]) -> list[object]:
+    """What `work` returned, or [] when it did not return in time (a hang, not a speed:
+    the shapes below took minutes when a rule backtracked)."""
+    import threading
+
+    answers: list[object] = []
+    worker = threading.Thread(target=lambda: answers.append(work()), daemon=True)
+    worker.start()
+    worker.join(timeout=seconds)
+    return answers
+
+
 def test_a_file_that_starts_with_indented_lines_is_judged_at_once() -> None:
     """An Apache LICENSE opens with centred (indented) lines: the key test once
     backtracked exponentially on them and stopped every index run that met one."""
-    import threading
-
     license_head = "".join(f"{' ' * 30}line {n} of a centred title\n" for n in range(200))
-    answers: list[str | None] = []
-    worker = threading.Thread(target=lambda: answers.append(
-        secret_content("LICENSE", (license_head + "Terms and conditions\n").encode())),
-                              daemon=True)
-    worker.start()
-    worker.join(timeout=30)
-    assert answers == [None], "secret_content did not return within 30 s"
+    assert _within(30, lambda: secret_content(
+        "LICENSE", (license_head + "Terms and conditions\n").encode())) == [None]
     indented = "  -----BEGIN RSA PRIVATE KEY-----\n" + private_key(random.Random(2), "RSA")
     assert secret_content("LICENSE", indented.encode()) == "private key"
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN RSA PRIVATE KEY-----\n" * 50_000,  # each scanned 64 KB on for its END
+    "://:" * 100_000 + "@",  # npm's pattern without its needle: minutes
+    ("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n" + "x" * 100 + "\n") * 20_000,
+    "{" + ",".join(f"key:a{n} b c" for n in range(50_000)) + "}",  # a minified line
+])
+def test_hostile_text_is_redacted_at_once(text: str) -> None:
+    assert len(_within(30, lambda: redact(text))) == 1
 
 
 def test_code_that_handles_secrets_is_not_withheld() -> None:

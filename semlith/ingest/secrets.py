@@ -9,12 +9,13 @@ Two layers, both applied before anything is stored, embedded or returned:
   judged on the bytes the indexer reads anyway. A `.semlithignore` negation opts a path
   back in (see `walk.py`).
 - **Credential-shaped strings** (`redact`) inside any indexed text are replaced by a
-  marker that keeps the line count, so line numbers still match the file. The patterns
-  are detect-secrets' (Yelp's maintained catalogue), run over the whole text at once
-  behind a literal prefilter rather than through its per-line scanner: the same regexes,
-  7x less time (8 MB/s on 40 MB of site-packages; docs/performance.md, "index"). Its
-  keyword and high-entropy plugins are left out: they flag ordinary code (hashes, lock
-  files, `password = get_password()`).
+  marker that keeps the line count, so line numbers still match the file. The shapes
+  (`credentials.py`) are mostly detect-secrets' (Yelp's maintained catalogue), run over
+  the whole text at once behind literal prefilters rather than through its per-line
+  scanner (docs/performance.md, "index"; `benchmarks/bench.py --scenario redact`).
+- **Credentials in names**: a file or folder whose name holds one (`ghp_....txt`) is
+  withheld (`credential_in_name`), and every path the walk records is redacted
+  (`redact_name`), because paths are stored and shown.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from semlith.ingest.credentials import Rule, redaction_rules, token_rules
 from semlith.languages import language_of
 
-# Raise when the rules below change so that existing stores are checked again on their
-# next full run (the indexer records the revision it applied in the store).
-RULES_REVISION = 1
+# Raise when the rules here or in credentials.py change, so that existing stores are
+# checked again on their next full run (the indexer records, per file, the revision it
+# read the file with: `rules_fingerprint`).
+RULES_REVISION = 2  # 2: issue #26 (commented keys, assignments, more token shapes)
 MARKER = "[REDACTED:{kind}]"
 CONTENT_SNIFF_BYTES = 64 << 10  # the content-shape rules look at the head of a file
 
@@ -79,9 +82,10 @@ def secret_name(name: str) -> str | None:
 _KEYSTORE_MAGIC = (b"\xfe\xed\xfe\xed", b"\xce\xce\xce\xce")  # JKS, JCEKS
 # File types whose whole content may be a credentials file; code is judged by `redact`.
 _DATA_LANGUAGES = frozenset({"text", "ini", "json", "yaml", "toml", "csv", "xml"})
-_KEY_START = re.compile(r"-----BEGIN [A-Z0-9 ]+-----|PuTTY-User-Key-File-\d")
+_KEY_START = re.compile(r"-----BEGIN [A-Z0-9 ]+-----|---- BEGIN SSH2 [A-Z ]+ ----|"
+                        r"PuTTY-User-Key-File-\d")
 _KEY_ATTRIBUTES = ("Bag Attributes", "Key Attributes")  # what openssl pkcs12 writes first
-_PRIVATE_KEY = re.compile(r"PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
+_PRIVATE_KEY = re.compile(r"PRIVATE KEY(?: BLOCK)?-----|PRIVATE KEY ----|PuTTY-User-Key-File-\d")
 _GIT_CREDENTIAL = re.compile(r"https?://[^\s:@/]+:[^\s@/]+@\S+")
 _HTPASSWD = re.compile(r"[^:\s]+:(?:\$apr1\$|\{SHA\}|\$2[aby]\$|\$[156]\$)\S+")
 # (what it is, a test of the file's head that is truthy for that shape)
@@ -168,83 +172,98 @@ def secret_content(rel: str, data: bytes) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
-    """One credential shape: where to look (`needles`, any of them must occur), what to
-    match, which group is the secret (0: all of it), and an optional check of a match."""
-
-    kind: str
-    pattern: re.Pattern[str]
-    needles: tuple[str, ...] = ()
-    group: int = 0
-    check: Callable[[re.Match[str]], bool] | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Redacted:
     text: str
     count: int  # strings replaced by a marker
 
 
 def redact(text: str, rules: Sequence[Rule] | None = None) -> Redacted:
-    """`text` with every credential-shaped string replaced by a marker naming its kind.
+    """`text` with every credential-shaped string replaced by a marker naming its kind
+    (the shapes are `credentials.py`'s).
 
     A marker keeps the newlines of what it replaces (a private-key block becomes a marker
     and empty lines), so line N of the result is line N of the input.
     """
-    spans: list[tuple[int, int, str]] = []
-    for rule in redaction_rules() if rules is None else rules:
-        if rule.needles and not any(needle in text for needle in rule.needles):
-            continue  # str.find is ~50x faster than a regex scan that finds nothing
-        for match in rule.pattern.finditer(text):
-            start, end = match.span(rule.group)
-            secret = match.group(rule.group)
-            if start < end and not _placeholder(secret) and \
-                    (rule.check is None or rule.check(match)):
-                spans.append((start, end, rule.kind))
+    spans = _spans(text, redaction_rules() if rules is None else rules)
     if not spans:
         return Redacted(text, 0)
     out: list[str] = []
     at = 0
-    merged = _merged(spans)
-    for start, end, kind in merged:
+    for start, end, kind in spans:
         out += [text[at:start], MARKER.format(kind=kind), "\n" * text.count("\n", start, end)]
         at = end
     out.append(text[at:])
-    return Redacted("".join(out), len(merged))
+    return Redacted("".join(out), len(spans))
 
 
-# Documentation writes `https://user:pass@host` and `AKIAXXXXXXXXXXXXXXXX`: not secrets.
+def credential_in_name(name: str) -> str | None:
+    """The kind of token a file or folder name holds (`ghp_....txt`), or None."""
+    if len(name) < _SHORTEST_TOKEN or _NAME_GATE.search(name) is None:
+        return None
+    spans = _spans(name, token_rules())
+    return spans[0][2] if spans else None
+
+
+def redact_name(path: str) -> str:
+    """`path` with any token in its names replaced by a marker, to store or show."""
+    if len(path) < _SHORTEST_TOKEN or _NAME_GATE.search(path) is None:
+        return path
+    return "/".join(redact(name, token_rules()).text for name in path.split("/"))
+
+
+# What a name must hold for the token rules to be tried on it: 20 characters (an AWS key
+# id, the shortest token), 16 letters and digits in a row (the random part of every token
+# shape, all but always) or the prefix of a token whose random part separators may cut
+# short. Most names have neither: walking the 27,000 entries of site-packages took 580 ms
+# of CPU instead of 547 (every rule on every name: 17 us a name, +470 ms).
+_SHORTEST_TOKEN = 20
+_NAME_GATE = re.compile(r"[A-Za-z0-9]{16}|gl[a-z]{2,6}-|GR1348941|xox|Q~|eyJ|AIza|sq0csp-")
+# Characters a token goes on with: a plugin whose pattern has a fixed length (Stripe's
+# 24, OpenAI's 20 after T3BlbkFJ) would leave the rest of a longer, newer key behind.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def _spans(text: str, rules: Sequence[Rule]) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each string to redact, merged, in order."""
+    spans: list[tuple[int, int, str]] = []
+    for rule in rules:
+        if rule.needles and not any(needle in text for needle in rule.needles):
+            continue  # str.find is ~50x faster than a regex scan that finds nothing
+        if rule.gate is not None and rule.gate.search(text) is None:
+            continue
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            if start < end and not _placeholder(match.group(rule.group)) and \
+                    (rule.check is None or rule.check(match)):
+                spans.append((start, _token_end(text, end), rule.kind))
+    return _merged(spans)
+
+
+def _token_end(text: str, end: int) -> int:
+    tail = _TOKEN_TAIL.match(text, end)
+    return tail.end() if tail else end
+
+
+# Documentation writes `https://user:pass@host` and `AKIAIOSFODNN7EXAMPLE`: not secrets.
 _PLACEHOLDERS = frozenset({"pass", "password", "passwd", "pwd", "secret", "token", "changeme",
                            "example", "redacted", "hunter2"})
+# `user:mypassword@host`, `AKIA...EXAMPLE`, `api_key="username:password"`
+_PLACEHOLDER_WORDS = ("example", "password", "passwd", "secret")
+_SHOUTED = re.compile(r"[A-Z0-9]*_[A-Z0-9_]*")  # YOUR_API_TOKEN, DB_PASSWORD
 
 
 def _placeholder(secret: str) -> bool:
     from detect_secrets.filters.heuristic import is_templated_secret
 
-    return (len(set(secret.lower())) < 5 or secret.lower() in _PLACEHOLDERS
-            or is_templated_secret(secret))
-
-
-def _connection_string(match: re.Match[str]) -> bool:
-    """A `Password=` inside a `;`-separated connection string (a key naming a server or
-    user on the same line), not any assignment in code."""
-    text = match.string
-    end = text.find("\n", match.end())
-    line = text[text.rfind("\n", 0, match.start()) + 1 : end if end >= 0 else len(text)]
-    return ";" in line and _CONNECTION_KEY.search(line) is not None
-
-
-_CONNECTION_KEY = re.compile(r"(?i)\b(?:server|host|data source|user id|uid|database)\s*=")
-
-
-def _jwt(match: re.Match[str]) -> bool:
-    from detect_secrets.plugins.jwt import JwtTokenDetector
-
-    return bool(JwtTokenDetector.is_formally_valid(match.group(0)))
+    lower = secret.lower()
+    return (len(set(lower)) < 5 or lower in _PLACEHOLDERS
+            or any(word in lower for word in _PLACEHOLDER_WORDS)
+            or _SHOUTED.fullmatch(secret) is not None or is_templated_secret(secret))
 
 
 def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Overlapping spans (a key block matched by two rules) as one, the widest kind first."""
+    """Overlapping spans (a key block matched by two rules) as one, named by the rule that
+    starts first and, on a tie, is widest, then first in `redaction_rules`."""
     merged: list[tuple[int, int, str]] = []
     for start, end, kind in sorted(spans, key=lambda s: (s[0], -s[1])):
         if merged and start < merged[-1][1]:
@@ -255,67 +274,9 @@ def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return merged
 
 
-_PEM_LABEL = r"(?P<label>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)"
-# detect-secrets plugin class -> (kind, needles, secret group per denylist regex).
-_PLUGINS: dict[str, tuple[str, tuple[str, ...], tuple[int, ...]]] = {
-    "aws.AWSKeyDetector": ("aws-key", ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "aws", "AWS"),
-                           (0, 1)),
-    "azure_storage_key.AzureStorageKeyDetector": ("azure-storage-key", ("AccountKey=",), (0,)),
-    "basic_auth.BasicAuthDetector": ("password", ("://",), (1,)),
-    "discord.DiscordBotTokenDetector": ("discord-token", (".",), (0,)),
-    "github_token.GitHubTokenDetector": ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-                                          (0,)),
-    "gitlab_token.GitLabTokenDetector": ("gitlab-token", ("gl", "GR1348941"), (0,) * 7),
-    "mailchimp.MailchimpDetector": ("mailchimp-key", ("-us",), (0,)),
-    "npm.NpmDetector": ("npm-token", ("_authToken",), (1,)),
-    "openai.OpenAIDetector": ("openai-key", ("T3BlbkFJ",), (0,)),
-    "pypi_token.PypiTokenDetector": ("pypi-token", ("pypi-",), (0, 0)),
-    "sendgrid.SendGridDetector": ("sendgrid-key", ("SG.",), (0,)),
-    "slack.SlackDetector": ("slack-token", ("xox", "hooks.slack"), (0, 0)),
-    "square_oauth.SquareOAuthDetector": ("square-secret", ("sq0csp-",), (0,)),
-    "stripe.StripeDetector": ("stripe-key", ("k_live_",), (0,)),
-    "telegram_token.TelegramBotTokenDetector": ("telegram-token", (":",), (0,)),
-    "twilio.TwilioKeyDetector": ("twilio-key", ("AC", "SK"), (0, 0)),
-}
-
-
 @functools.cache
 def rules_fingerprint() -> str:
     """Names the rules in force: this module's revision and detect-secrets' version."""
     from importlib.metadata import version
 
     return f"{RULES_REVISION}:{version('detect-secrets')}"
-
-
-@functools.cache
-def redaction_rules() -> tuple[Rule, ...]:
-    """detect-secrets' patterns (imported on first use: ~0.15 s) plus the shapes it only
-    flags by a header (private-key blocks) or does not know."""
-    import importlib
-
-    rules: list[Rule] = [
-        # The body of a block is base64 (with PEM headers, or quoted with "\\n" in code).
-        Rule("private-key", re.compile(
-            rf"-----BEGIN {_PEM_LABEL}-----[A-Za-z0-9+/=\s\\\"',:-]{{0,65536}}?"
-            r"-----END (?P=label)-----"), ("PRIVATE KEY",)),
-        # A header whose END is missing (a truncated paste): the header and the base64
-        # lines under it; code that only names the header loses just that string.
-        Rule("private-key", re.compile(
-            rf"-----BEGIN {_PEM_LABEL}-----(?:[ \t]*(?:\\n|\n)[ \t]*[A-Za-z0-9+/=]{{16,}})*"),
-            ("PRIVATE KEY",)),
-        # detect-secrets' JWT pattern ends lazily (it stops before the signature).
-        Rule("jwt", re.compile(r"eyJ[A-Za-z0-9_=-]+\.eyJ[A-Za-z0-9_=-]+\.?[A-Za-z0-9_.+/=-]*"),
-             ("eyJ",), check=_jwt),
-        Rule("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{60,}"), ("github_pat_",)),
-        Rule("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
-        Rule("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), ("AIza",)),
-        # ADO.NET / JDBC / libpq style: Server=...;User Id=...;Password=...;
-        Rule("password", re.compile(r"(?i)(?<![\w.])(?:password|pwd)\s*=\s*([^;'\"\s]+)"),
-             ("assword", "ASSWORD", "wd", "WD"), group=1, check=_connection_string),
-    ]
-    for path, (kind, needles, groups) in _PLUGINS.items():
-        module, name = path.rsplit(".", 1)
-        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
-        for regex, group in zip(plugin.denylist, groups, strict=True):
-            rules.append(Rule(kind, regex, needles, group))
-    return tuple(rules)

@@ -15,9 +15,11 @@ Each entry of a folder is judged in this order; the first rule that applies wins
    exclude more than `.gitignore` but cannot re-include what it excludes.
 5. Generated or vendored folders (`VENDORED_FOLDERS`, ``*.egg-info``, a virtualenv).
 6. Hidden names (starting with ".").
-7. Secret files by name (`secrets.secret_name`: private keys, env and credentials files,
-   keystores...) -> SECRET, unless a `.semlithignore` negation (``!tests/certs/*.pem``)
-   names the file: then it is a candidate with ``opted_in`` set. Secrets by content shape
+7. A file or folder whose name holds a credential (`secrets.credential_in_name`: a file
+   named after a GitHub token) -> SECRET, whatever the ignore files say. Secret files by
+   name (`secrets.secret_name`: private keys, env and credentials files, keystores...)
+   -> SECRET, unless a `.semlithignore` negation (``!tests/certs/*.pem``) names the file:
+   then it is a candidate with ``opted_in`` set. Secrets by content shape
    are judged by the indexer, which reads the bytes anyway (the walk reads no file, so a
    run over unchanged files opens none).
 8. Symlinks are followed when they resolve inside the root; one leading outside is never
@@ -27,6 +29,7 @@ Each entry of a folder is judged in this order; the first rule that applies wins
    mail files whose bulk is images never decompressed; see formats/limits.py).
 
 A skipped folder is one record (its ``rel`` ends with "/") and is not descended into.
+Credentials in a record's path and detail are replaced by a marker (`secrets.redact_name`).
 The walk never reads file contents; binary detection belongs to `extract`.
 """
 
@@ -44,7 +47,7 @@ from pathlib import Path, PurePosixPath
 from semlith.ingest.formats import size_cap
 from semlith.ingest.ignore import Rules, load_ignore
 from semlith.ingest.names import escape_name, is_storable
-from semlith.ingest.secrets import secret_name
+from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
 
 DEFAULT_MAX_BYTES = 8 << 20
 
@@ -329,6 +332,11 @@ class _Walker:
             raise _Skip(SkipReason.VENDORED)
         if name.startswith("."):
             raise _Skip(SkipReason.HIDDEN)
+        # A credential in a name would be stored and shown with the path: even a negation
+        # does not opt such a file in, and a folder is not descended into.
+        held = credential_in_name(name)
+        if held is not None:
+            raise _Skip(SkipReason.SECRET, f"{held} in the name")
         if not is_dir and not opted:
             why = secret_name(name)
             if why is not None:
@@ -401,8 +409,9 @@ def _listing(path: str) -> list[os.DirEntry[str]]:
 
 
 def _skipped(rel: str, reason: SkipReason, detail: str = "") -> Skipped:
-    """A skip record whose text can be stored and printed on one line."""
-    return Skipped(escape_name(rel), reason, escape_name(detail))
+    """A skip record whose text can be stored and printed on one line, with any credential
+    in a name (a hidden `.ghp_...` file, a link to one) replaced by a marker."""
+    return Skipped(escape_name(redact_name(rel)), reason, escape_name(redact_name(detail)))
 
 
 def _lexists(path: str) -> bool:
