@@ -25,9 +25,13 @@ QUERY = "how does the retry handler work"
 class Daemon:
     """`semlith serve --port 0` on stores, in a private SEMLITH_HOME."""
 
-    def __init__(self, stores: list[Path]) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="semlith-bench-home-"))
-        self.env = {**os.environ, "SEMLITH_HOME": str(self.home)}
+    def __init__(self, stores: list[Path], env: dict[str, str] | None = None) -> None:
+        """`stores`: folders to serve (none: the registered ones); `env` over os.environ
+        (a `SEMLITH_HOME` in it is used instead of a new private one)."""
+        env = env or {}
+        home = env.get("SEMLITH_HOME") or tempfile.mkdtemp(prefix="semlith-bench-home-")
+        self.env = {**os.environ, **env, "SEMLITH_HOME": home}
+        self.home = Path(home)
         self.log = open(self.home / "daemon.log", "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "semlith", "serve", "--port", "0", *map(str, stores)],

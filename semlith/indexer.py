@@ -39,7 +39,7 @@ from semlith.ingest.generated import check_generated, skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
 from semlith.ingest.reading import limit_for, read_file
-from semlith.ingest.secrets import rules_fingerprint
+from semlith.ingest.secrets import redact_name, rules_fingerprint
 from semlith.ingest.walk import (
     Candidate,
     Skipped,
@@ -155,7 +155,7 @@ class Indexer:
             if scope and not target.is_dir():
                 reason = is_ignored(self.root, scope, exclude=exclude)
                 if reason is not None:
-                    yield Skipped(escape_name(scope), reason)
+                    yield Skipped(_recorded(scope), reason)
                 elif target.is_file():
                     st = target.stat()
                     yield Candidate(target, scope, st.st_size, st.st_mtime_ns,
@@ -168,7 +168,7 @@ class Indexer:
         known = {f.path: f for f in catalog.files() if _in_scopes(f.path, scopes)}
         before = {}
         for scope in scopes:  # a scope named by a path that is not UTF-8: its skip record
-            before.update(catalog.skipped(escape_name(scope)))
+            before.update(catalog.skipped(_recorded(scope)))
         seen: set[str] = set()
         self._by_rules: set[str] = set()  # unchanged files the secret rules now change
         checked: list[int] = []  # files read under older rules that they leave as they are
@@ -229,7 +229,7 @@ class Indexer:
         report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
-                catalog.replace_skipped(db, escape_name(scope), [])
+                catalog.replace_skipped(db, _recorded(scope), [])
             catalog.add_skipped(db, skipped)
             catalog.set_rules(db, checked, self._rules)
         self._vanished = {path: rec for path, rec in known.items() if path not in seen}
@@ -493,3 +493,8 @@ def _read(item: Candidate) -> bytes:
     """A walked file's bytes, judged again as it is now (it may have become a FIFO or
     grown past its limit since the walk): OSError otherwise."""
     return read_file(item.path, limit_for(item.rel))
+
+
+def _recorded(rel: str) -> str:
+    """A path as skip records hold it: on one line, any token in its names redacted."""
+    return escape_name(redact_name(rel))

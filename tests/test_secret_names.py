@@ -115,3 +115,22 @@ def test_key_files_in_other_formats_are_withheld_by_content() -> None:
     assert secret_content("keys/ci.pub.txt", public.encode()) is None
     rng = random.Random(3)
     assert secret_content("notes.txt", rng.randbytes(64).hex().encode()) is None
+
+
+def test_indexing_a_token_named_file_by_its_path_records_it_redacted(
+        named: Path, settings: Settings) -> None:
+    """`semlith index tokens/ghp_....txt` names the file itself: its skip record too must
+    hold the marker, not the token."""
+    from semlith.local import LocalLibrary
+    from tests.conftest import RecordingFactory
+
+    index(named, settings)
+    library = LocalLibrary(settings, embedder_factory=RecordingFactory())
+    library.index([str(named / "tokens" / f"{FAKE.github}.txt")])
+    library.close()
+    store = Store.open(named / ".semlith", settings=settings)
+    try:
+        assert FAKE.github not in everything_stored(store)
+        assert any("[REDACTED:github-token]" in r for r in store.catalog.skipped())
+    finally:
+        store.close()
