@@ -133,7 +133,8 @@ def test_a_file_in_an_excluded_folder_cannot_be_reincluded(tmp_path: Path) -> No
 
 
 def test_folder_negation_does_not_reinclude_files_an_outer_file_ignores(tmp_path: Path) -> None:
-    # pathspec alone would let "!*/" (a folder pattern) match every file below the folder.
+    # A folder pattern must match the folder itself only: if "!*/" also matched every path
+    # below a folder (pathspec's regexes did), it would re-include pkg/sub/gen.py.
     write(tmp_path / ".gitignore", "**/gen.py\n")
     write(tmp_path / "pkg/.gitignore", "!*/\n")
     make(tmp_path, "pkg/sub/gen.py", "pkg/sub/main.py")

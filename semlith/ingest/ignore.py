@@ -1,21 +1,24 @@
-"""Ignore files (`.gitignore` syntax) compiled to regexes that match a path itself.
+"""Ignore files (`.gitignore` syntax) read as git reads them, compiled by `wildmatch`.
 
 The walker (`walk.py`) decides which files apply where and in what precedence; this
-module only reads one file into its ordered patterns, cached by mtime and size.
+module reads one file into its ordered rules, cached by mtime and size. Lines are bytes,
+split as git's dir.c splits them: a UTF-8 BOM is skipped, only "\\n" ends a line (and a
+"\\r" before it is dropped), a NUL ends it early, "#" starts a comment, and trailing spaces
+go unless a backslash escapes the first of them.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from functools import lru_cache
 
-from pathspec import GitIgnoreSpec, RegexPattern
+from semlith.ingest.wildmatch import Rule, compile_rule
 
 MAX_IGNORE_FILE_BYTES = 1 << 20
-# The patterns of one ignore file in order: (regex matching a path itself, ignores it).
-Rules = tuple[tuple[re.Pattern[str], bool], ...]
+# The rules of one ignore file in order; each matches a path itself, as UTF-8 bytes.
+Rules = tuple[Rule, ...]
+_BOM = b"\xef\xbb\xbf"
 
 
 def load_ignore(path: str) -> Rules:
@@ -34,42 +37,29 @@ def _compile_ignore(path: str, mtime_ns: int, size: int) -> Rules:
     """Keyed by mtime and size so an edited file is read again."""
     try:
         with open(path, "rb") as file:
-            text = file.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", "replace")
+            data = file.read(MAX_IGNORE_FILE_BYTES)
     except OSError:
         return ()  # as in git, an ignore file that cannot be read ignores nothing
-    lines = [_as_git_means(line) for line in text.splitlines()]
-    try:
-        spec = GitIgnoreSpec.from_lines(lines)
-    except ValueError:  # git drops invalid lines (a lone "!" or "\"); so do we
-        spec = GitIgnoreSpec.from_lines([line for line in lines if _valid(line)])
-    # pathspec's regexes also match every path below a matching folder ("build/" matches
-    # "build/x.py"), so a negation for a folder would wrongly re-include a file in it that
-    # an outer ignore file excludes. Git judges each path on its own while descending, so
-    # anchor each regex at the end: it must match the path itself.
-    return tuple(
-        (re.compile(f"(?:{pattern.regex.pattern})\\Z", pattern.regex.flags), pattern.include)
-        for pattern in spec.patterns
-        if isinstance(pattern, RegexPattern)
-        and pattern.regex is not None
-        and pattern.include is not None
-    )
+    return parse_ignore(data)
 
 
-def _as_git_means(line: str) -> str:
-    """Rewrite a trailing "/**": git reads "d/**" as everything inside d, but pathspec's
-    regex for it is just "^d/", which matches the folder d itself and (anchored at the
-    end) nothing inside. "d/**/*" means the same to git and compiles to what git means."""
-    body = line.rstrip()
-    if body.endswith("/**"):
-        return body + "/*"
-    if body.endswith("/**/"):
-        return body + "*/"
-    return line
+def parse_ignore(data: bytes) -> Rules:
+    """The rules of an ignore file's contents. Lines git cannot use (a lone "!" or "\\",
+    an unclosed "[", ...) never match there, so they are left out."""
+    rules = []
+    for line in data.removeprefix(_BOM).split(b"\n"):
+        line = line.removesuffix(b"\r").split(b"\0", 1)[0]  # git reads a C string
+        if line and not line.startswith(b"#"):
+            rule = compile_rule(_trim_trailing_spaces(line))
+            if rule is not None:
+                rules.append(rule)
+    return tuple(rules)
 
 
-def _valid(line: str) -> bool:
-    try:
-        GitIgnoreSpec.from_lines([line])
-    except ValueError:
-        return False
-    return True
+def _trim_trailing_spaces(line: bytes) -> bytes:
+    """git's trim_trailing_spaces: the trailing spaces go, but an odd run of backslashes
+    before them escapes the first."""
+    body = line.rstrip(b" ")
+    if len(body) < len(line) and (len(body) - len(body.rstrip(b"\\"))) % 2:
+        return body + b" "
+    return body

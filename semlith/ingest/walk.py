@@ -382,7 +382,10 @@ def _ignored_by(
         for layer in reversed(layers):
             if layer.reason is not reason:
                 continue
-            path = rel[len(layer.base) :] + ("/" if is_dir else "")
+            # Rules match bytes, as git does (wildmatch.py); a name that is not UTF-8 keeps
+            # its own bytes.
+            path = (rel[len(layer.base) :] + ("/" if is_dir else "")).encode(
+                "utf-8", "surrogateescape")
             ignores = next(
                 (inc for regex, inc in reversed(layer.rules) if regex.search(path)), None
             )
