@@ -10,6 +10,10 @@ asks it for its roots (`roots/list`, again on `notifications/roots/list_changed`
 keeps that exchange to itself; otherwise it uses its own working folder. Every forwarded
 message carries them in the `Semlith-Roots` header.
 
+It outlives the daemon: when the daemon restarts, crashes or forgets the session, the
+upstream (upstream.py) finds it again, opens a new session and resends what was not
+answered, so the editor sees nothing but one line on stderr.
+
 If no daemon can be started, it serves the same tools in this process and says why on
 stderr and in `semlith_stats`.
 """
@@ -19,14 +23,17 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from semlith.home import agent_key, registered_stores
+from semlith.home import Discovery, registered_stores
 from semlith.server.client import DaemonError, running, start_in_background
 from semlith.server.tools import ROOTS_HEADER, encode_roots
 from semlith.settings import Settings
+
+if TYPE_CHECKING:
+    from semlith.server.upstream import Upstream
 
 log = logging.getLogger("semlith.proxy")
 DRAIN_SECONDS = 30.0  # after stdin closes, how long to wait for answers still due
@@ -42,7 +49,10 @@ def run_proxy(settings: Settings) -> int:
         print(f"semlith mcp: {exc}; serving the tools in this process instead",
               file=sys.stderr, flush=True)
         return _serve_here(settings)
-    anyio.run(_forward, f"{found.url}/mcp", agent_key(settings.home))
+    # The SDK's transport logs a traceback when a notification's POST fails; the
+    # upstream recovers from that and says so in one line (semlith/server/upstream.py).
+    logging.getLogger("mcp.client.streamable_http").setLevel(logging.CRITICAL)
+    anyio.run(_forward, settings, found)
     return 0
 
 
@@ -69,30 +79,33 @@ class _State:
     def __init__(self) -> None:
         self.version: str | None = None
         self.init: set[Any] = set()
-        self.waiting: set[Any] = set()
-        self.answered = anyio.Event()
         self.roots_capable = False
         self.roots: list[str] = [os.getcwd()]
         self.roots_known = anyio.Event()
         self.asked = 0
 
 
-async def _forward(url: str, key: str) -> None:
-    """Copy messages stdin -> HTTP and HTTP -> stdout until stdin closes."""
-    from mcp.client.streamable_http import streamable_http_client
+async def _forward(settings: Settings, found: Discovery) -> None:
+    """Copy messages stdin -> daemon and daemon -> stdout until stdin closes."""
     from mcp.server.stdio import stdio_server
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+    from semlith.server.upstream import Upstream
+
     state = _State()
-    async with http, stdio_server() as (s_read, s_write), \
-            streamable_http_client(url, http_client=http) as (h_read, h_write):
+    async with stdio_server() as (s_read, s_write):
+        async def deliver(msg: Any) -> None:
+            await _deliver(s_write, msg, state)
+
+        upstream = Upstream(settings, found, deliver)
         async with anyio.create_task_group() as group:
-            group.start_soon(_upstream, s_read, s_write, h_write, state, group)
-            group.start_soon(_downstream, h_read, s_write, state)
-        # Both transports finish their own tasks once their write side is closed.
+            group.start_soon(upstream.run)
+            async with anyio.create_task_group() as later:  # first tool calls held back
+                await _from_editor(s_read, s_write, upstream, state, later)
+            # stdin closed: answer what was asked (bounded), then end the session.
+            await upstream.drain(DRAIN_SECONDS)
+            group.cancel_scope.cancel()
+        # The transport finishes its own tasks once its write side is closed.
         await s_write.aclose()
-        await h_write.aclose()
 
 
 async def _ask_roots(s_write: Any, state: _State) -> None:
@@ -121,8 +134,37 @@ def _take_roots(msg: Any, state: _State) -> bool:
     return True
 
 
-async def _upstream(s_read: Any, s_write: Any, h_write: Any, state: _State,
-                    group: Any) -> None:
+async def _from_editor(s_read: Any, s_write: Any, upstream: Upstream, state: _State,
+                       later: Any) -> None:
+    """The editor's messages, with their headers, to the upstream until stdin closes."""
+    from mcp.types import JSONRPCNotification, JSONRPCRequest
+
+    async for item in s_read:
+        if isinstance(item, Exception):  # a line the editor sent that is not JSON-RPC
+            log.warning("ignored a malformed message from the client: %s", item)
+            continue
+        msg = item.message
+        if _take_roots(msg, state):
+            continue
+        if not isinstance(msg, JSONRPCRequest | JSONRPCNotification):
+            await _send(upstream, msg, {}, state)
+            continue
+        headers = _headers(msg, state)
+        if msg.method in ("notifications/initialized",
+                          "notifications/roots/list_changed") and state.roots_capable:
+            state.roots_known = anyio.Event()
+            await _ask_roots(s_write, state)
+        if isinstance(msg, JSONRPCRequest) and msg.method == "tools/call" and \
+                not state.roots_known.is_set() and state.asked:
+            # The roots' answer comes on this same stdin: wait for it elsewhere.
+            later.start_soon(_send_later, upstream, msg, headers, state)
+            continue
+        await _send(upstream, msg, headers, state)
+
+
+def _headers(msg: Any, state: _State) -> dict[str, str]:
+    """The headers a request or notification goes with (noting the client's roots
+    capability and, at 2026-07-28, mirroring the body in the routing headers)."""
     from mcp.shared.inbound import (
         MCP_METHOD_HEADER,
         MCP_NAME_HEADER,
@@ -130,86 +172,54 @@ async def _upstream(s_read: Any, s_write: Any, h_write: Any, state: _State,
         NAME_BEARING_METHODS,
         encode_header_value,
     )
-    from mcp.types import JSONRPCNotification, JSONRPCRequest
+    from mcp.types import JSONRPCRequest
     from mcp_types import PROTOCOL_VERSION_META_KEY
 
-    async for item in s_read:
-        if isinstance(item, Exception):  # a line the editor sent that is not JSON-RPC
-            log.warning("ignored a malformed message from the client: %s", item)
-            continue
-        msg, headers = item.message, {}
-        if _take_roots(msg, state):
-            continue
-        if isinstance(msg, JSONRPCRequest | JSONRPCNotification):
-            params = msg.params or {}
-            meta = params.get("_meta")
-            version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
-            if msg.method == "initialize":
-                caps = params.get("capabilities")
-                state.roots_capable = isinstance(caps, dict) and "roots" in caps
-            if isinstance(meta, dict) and isinstance(meta.get(
-                    "io.modelcontextprotocol/clientCapabilities"), dict):
-                state.roots_capable = state.roots_capable or "roots" in meta[
-                    "io.modelcontextprotocol/clientCapabilities"]
-            if version is not None:  # 2026-07-28: the routing headers mirror the body
-                state.version = version
-                headers[MCP_PROTOCOL_VERSION_HEADER] = version
-                headers[MCP_METHOD_HEADER] = msg.method
-                field = NAME_BEARING_METHODS.get(msg.method)
-                if field and isinstance(params.get(field), str):
-                    headers[MCP_NAME_HEADER] = encode_header_value(params[field])
-            elif msg.method == "initialize" and isinstance(msg, JSONRPCRequest):
-                state.init.add(msg.id)
-            elif state.version:
-                headers[MCP_PROTOCOL_VERSION_HEADER] = state.version
-            if msg.method in ("notifications/initialized",
-                              "notifications/roots/list_changed") and state.roots_capable:
-                state.roots_known = anyio.Event()
-                await _ask_roots(s_write, state)
-            if isinstance(msg, JSONRPCRequest):
-                state.waiting.add(msg.id)
-                if msg.method == "tools/call" and not state.roots_known.is_set() \
-                        and state.asked:
-                    # The roots' answer comes on this same stdin: wait for it elsewhere.
-                    group.start_soon(_send_later, h_write, msg, headers, state)
-                    continue
-        await _send(h_write, msg, headers, state)
-    # stdin closed: answer what was asked (bounded), then end the session.
-    with anyio.move_on_after(DRAIN_SECONDS):
-        while state.waiting:
-            state.answered = anyio.Event()
-            await state.answered.wait()
-    group.cancel_scope.cancel()
+    headers: dict[str, str] = {}
+    params = msg.params or {}
+    meta = params.get("_meta")
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    if msg.method == "initialize":
+        caps = params.get("capabilities")
+        state.roots_capable = isinstance(caps, dict) and "roots" in caps
+    if isinstance(meta, dict) and isinstance(meta.get(
+            "io.modelcontextprotocol/clientCapabilities"), dict):
+        state.roots_capable = state.roots_capable or "roots" in meta[
+            "io.modelcontextprotocol/clientCapabilities"]
+    if version is not None:
+        state.version = version
+        headers[MCP_PROTOCOL_VERSION_HEADER] = version
+        headers[MCP_METHOD_HEADER] = msg.method
+        field = NAME_BEARING_METHODS.get(msg.method)
+        if field and isinstance(params.get(field), str):
+            headers[MCP_NAME_HEADER] = encode_header_value(params[field])
+    elif msg.method == "initialize" and isinstance(msg, JSONRPCRequest):
+        state.init.add(msg.id)
+    elif state.version:
+        headers[MCP_PROTOCOL_VERSION_HEADER] = state.version
+    return headers
 
 
-async def _send(h_write: Any, msg: Any, headers: dict[str, str], state: _State) -> None:
-    from mcp.shared.message import ClientMessageMetadata, SessionMessage
-
+async def _send(upstream: Upstream, msg: Any, headers: dict[str, str],
+                state: _State) -> None:
     headers[ROOTS_HEADER] = encode_roots(state.roots)
-    await h_write.send(SessionMessage(msg, metadata=ClientMessageMetadata(headers=headers)))
+    await upstream.send(msg, headers)
 
 
-async def _send_later(h_write: Any, msg: Any, headers: dict[str, str],
+async def _send_later(upstream: Upstream, msg: Any, headers: dict[str, str],
                       state: _State) -> None:
     """Forward a first tool call once the client's roots are known (or after a wait)."""
     with anyio.move_on_after(ROOTS_WAIT_SECONDS):
         await state.roots_known.wait()
-    await _send(h_write, msg, headers, state)
+    await _send(upstream, msg, headers, state)
 
 
-async def _downstream(h_read: Any, s_write: Any, state: _State) -> None:
+async def _deliver(s_write: Any, msg: Any, state: _State) -> None:
+    """One message of the daemon's to the editor (the negotiated version noted)."""
     from mcp.shared.message import SessionMessage
-    from mcp.types import JSONRPCError, JSONRPCResponse
+    from mcp.types import JSONRPCResponse
 
-    async for item in h_read:
-        if isinstance(item, Exception):
-            log.warning("the daemon connection failed: %s", item)
-            continue
-        msg = item.message
-        if isinstance(msg, JSONRPCResponse) and msg.id in state.init:
-            state.init.discard(msg.id)
-            state.version = (msg.result or {}).get("protocolVersion")
-        await s_write.send(SessionMessage(msg))
-        if isinstance(msg, JSONRPCResponse | JSONRPCError):
-            state.waiting.discard(msg.id)
-            state.answered.set()
+    if isinstance(msg, JSONRPCResponse) and msg.id in state.init:
+        state.init.discard(msg.id)
+        state.version = (msg.result or {}).get("protocolVersion")
+    await s_write.send(SessionMessage(msg))
