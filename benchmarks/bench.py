@@ -25,7 +25,8 @@ from harness import SCENARIOS, Context, Result, machine, write_json
 SCENARIO_MODULES = ["scenarios_store", "scenarios_index", "scenarios_chunk",
                     "scenarios_daemon", "scenarios_watch", "scenarios_usearch",
                     "scenarios_model", "scenarios_images", "scenarios_milvus",
-                    "scenarios_secrets", "scenarios_soak", "scenarios_walk"]
+                    "scenarios_secrets", "scenarios_soak", "scenarios_walk",
+                    "scenarios_milvus_outage"]
 MISSING: dict[str, str] = {}
 for _module in SCENARIO_MODULES:
     try:

@@ -64,10 +64,26 @@ class MilvusServer:
         self.stop()
         raise RuntimeError(f"milvus-lite did not listen on {self.port} in {START_TIMEOUT_S}s")
 
+    def kill(self) -> None:
+        """The engine dies at once (`kill -9`): its port refuses connections. `start`
+        brings it back on the same port and data folder."""
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+    def pause(self, paused: bool = True) -> None:
+        """Freeze (SIGSTOP) or thaw the engine. Frozen, its port still accepts
+        connections and nothing answers: the engine behind a network that drops packets."""
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGSTOP if paused else signal.SIGCONT)
+
     def stop(self) -> None:
         proc, self.proc = self.proc, None
         if proc is None or proc.poll() is not None:
             return
+        if sys.platform != "win32":
+            os.kill(proc.pid, signal.SIGCONT)  # a frozen engine cannot stop
         os.kill(proc.pid, signal.SIGTERM if sys.platform != "win32" else signal.SIGINT)
         try:
             proc.wait(timeout=10)

@@ -16,25 +16,24 @@ queue of a cluster, the lite engine's own log); the store commits a file's hash 
 after that (`Store.checkpoint`). Reads use the consistency level of the target
 (`Strong` unless the URI says otherwise): a search sees every acknowledged write.
 
-Where the rows live (the `--backend` URI) is a `MilvusTarget` (store/milvus_target.py).
+Where the rows live (the `--backend` URI) is a `MilvusTarget` (store/milvus_target.py);
+the client, the deadlines of its calls and what happens when the engine is down are in
+store/milvus_client.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import xxhash
 
-from semlith.errors import BackendError, ModelError, SemlithError
+from semlith.errors import BackendError, ModelError
 from semlith.store.catalog import ChunkRecord
+from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
 from semlith.store.milvus_target import (
-    TOKEN_ENV,
     MilvusTarget,
     like_pattern,
     literal,
@@ -48,8 +47,6 @@ VARCHAR_MAX = 65_535  # bytes: Milvus's VARCHAR limit
 PATH_MAX = 4_096
 BATCH_ROWS = 256  # rows per upsert: ~1 MB of text and vectors, far below gRPC's 64 MB
 ID_BATCH = 1_000  # ids per delete / fetch expression
-CALL_TIMEOUT_S = 60.0  # per call, retries included (a cluster under load may be slow)
-INSTALL = "pip install 'semlith[milvus]'"
 
 
 Rows = Callable[[Sequence[int]], list[ChunkExport]]
@@ -60,61 +57,6 @@ _RECORD = ("local_id", "path", "ordinal", "start_line", "end_line", "kind", "sym
 def _record(row: dict[str, Any]) -> ChunkRecord:
     """A chunk as a reader shows it, from a row's `_RECORD` fields."""
     return ChunkRecord(*(row[f] for f in _RECORD))
-
-
-class _Clients:
-    """One client per (URI, token) in a process, closed when its last space closes.
-
-    pymilvus's clients of one URI share a gRPC channel: closing one would close it under
-    every other store of that engine (measured: "Cannot invoke RPC on closed channel").
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._held: dict[tuple[str, str], list[Any]] = {}  # key -> [client, users]
-
-    def get(self, target: MilvusTarget) -> Any:
-        key = (target.uri, os.environ.get(TOKEN_ENV, ""))
-        with self._lock:
-            if key in self._held:
-                self._held[key][1] += 1
-                return self._held[key][0]
-            client = _connect(target, key[1])
-            self._held[key] = [client, 1]
-            return client
-
-    def release(self, client: Any) -> None:
-        with self._lock:
-            for key, held in list(self._held.items()):
-                if held[0] is client:
-                    held[1] -= 1
-                    if held[1] == 0:
-                        del self._held[key]
-                        client.close()
-                    return
-
-
-CLIENTS = _Clients()
-
-
-def _connect(target: MilvusTarget, token: str) -> Any:
-    try:
-        from pymilvus import MilvusClient
-    except ImportError as exc:  # the extra is not installed
-        raise BackendError(f"the Milvus backend needs pymilvus: {INSTALL}") from exc
-    try:
-        with warnings.catch_warnings():  # milvus-lite 2.5 imports pkg_resources (a .db URI)
-            warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
-            return MilvusClient(uri=target.uri, token=token, timeout=10)
-    except Exception as exc:  # pymilvus raises its own MilvusException and grpc errors
-        raise BackendError(f"cannot reach Milvus at {target}: {_reason(exc)}") from exc
-
-
-def _reason(exc: BaseException) -> str:
-    """One line of a client error, without anything the token could be part of."""
-    text = str(getattr(exc, "message", "") or exc).splitlines()[0] if str(exc) else repr(exc)
-    token = os.environ.get(TOKEN_ENV, "")
-    return text.replace(token, "***") if token else text
 
 
 def _clip(text: str, limit: int = VARCHAR_MAX) -> str:
@@ -142,7 +84,7 @@ class MilvusSpace:
         self.model = model
         self.reader = reader
         self._rows = rows
-        self._client = CLIENTS.get(target)
+        self._conn: Connection | None = CONNECTIONS.get(target)
         self.name = target.collection
         self._repo = f"repo == {literal(target.repo)}"
         self._last = 0  # the largest id this instance added (ids only increase)
@@ -163,35 +105,28 @@ class MilvusSpace:
         return f"semlith chunks; model={self.model}; dim={self.dim}"
 
     def _ensure_collection(self) -> None:
-        c, limit = self._client, CALL_TIMEOUT_S
-        try:
-            if c.has_collection(self.name, timeout=limit):
-                found = c.describe_collection(self.name, timeout=limit).get("description", "")
-                if found != self.description:
-                    raise ModelError(
-                        f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
-                        f" not chunks of {self.model} ({self.dim} dimensions); name another"
-                        " collection in --backend")
-            elif self.reader:
-                raise BackendError(f"Milvus at {self.target} has no collection {self.name!r}")
-            else:
-                self._create()
-            c.load_collection(self.name, timeout=limit)
-        except SemlithError:
-            raise
-        except Exception as exc:
-            raise BackendError(f"Milvus collection {self.name!r} at {self.target}: "
-                               f"{_reason(exc)}") from exc
+        if self._call("has_collection", "has_collection", self.name):
+            found = self._call("describe", "describe_collection", self.name).get(
+                "description", "")
+            if found != self.description:
+                raise ModelError(
+                    f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
+                    f" not chunks of {self.model} ({self.dim} dimensions); name another"
+                    " collection in --backend")
+        elif self.reader:
+            raise BackendError(f"Milvus at {self.target} has no collection {self.name!r}")
+        else:
+            self._create()
+        self._call("load", "load_collection", self.name)
 
     def _create(self) -> None:
         """Create the collection; another indexer creating it at the same time wins."""
         try:
-            self._client.create_collection(self.name, schema=self._schema(),
-                                           index_params=self._indexes(),
-                                           consistency_level=self.target.consistency,
-                                           timeout=CALL_TIMEOUT_S)
-        except Exception:
-            if not self._client.has_collection(self.name, timeout=CALL_TIMEOUT_S):
+            self._call("create", "create_collection", self.name, schema=self._schema(),
+                       index_params=self._indexes(),
+                       consistency_level=self.target.consistency)
+        except BackendError:
+            if not self._call("has_collection", "has_collection", self.name):
                 raise
             self._ensure_collection()  # made by the other one: check it holds this model
 
@@ -225,7 +160,9 @@ class MilvusSpace:
         return schema
 
     def _indexes(self) -> Any:
-        params = self._client.prepare_index_params()
+        from pymilvus import MilvusClient
+
+        params = MilvusClient.prepare_index_params()
         # AUTOINDEX lets the engine pick (FLAT in the lite build, which takes only FLAT,
         # IVF_FLAT and AUTOINDEX; a graph index on a cluster); `?index=HNSW` names one.
         # Unit vectors: inner product is the cosine.
@@ -234,13 +171,18 @@ class MilvusSpace:
                          metric_type="BM25")
         return params
 
-    def _call(self, what: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """`func` with a bounded time (pymilvus retries a failing call for minutes)."""
-        try:
-            return func(*args, timeout=CALL_TIMEOUT_S, **kwargs)
-        except Exception as exc:
-            raise BackendError(f"Milvus {what} on {self.name!r} at {self.target} failed: "
-                               f"{_reason(exc)}") from exc
+    def _call(self, what: str, method: str, *args: Any, budget: Budget = Budget.WRITE,
+              **kwargs: Any) -> Any:
+        """The client's `method(*args, **kwargs)` within `budget` (a down engine fails
+        at once after its first failure: store/milvus_client.py)."""
+        def run(client: Any, timeouts: dict[str, Any]) -> Any:
+            return getattr(client, method)(*args, **timeouts, **kwargs)
+        return self._guarded(what, budget, run)
+
+    def _guarded(self, what: str, budget: Budget, run: Run) -> Any:
+        if self._conn is None:
+            raise BackendError(f"the Milvus space of {self.target} is closed")
+        return self._conn.call(self.target, f"{what} on {self.name!r}", budget, run)
 
     # -- writing (the store's one writer) ------------------------------------------------
 
@@ -257,9 +199,9 @@ class MilvusSpace:
             batch = [self._row(e, vectors[by_id[e.id]])
                      for e in exports[start:start + BATCH_ROWS]]
             if self.first_load:
-                self._call("insert", self._client.insert, self.name, batch)
+                self._call("insert", "insert", self.name, batch)
             else:
-                self._call("upsert", self._client.upsert, self.name, batch)
+                self._call("upsert", "upsert", self.name, batch)
 
     def _row(self, e: ChunkExport, vector: np.ndarray) -> dict[str, Any]:
         repo = self.target.repo
@@ -278,7 +220,7 @@ class MilvusSpace:
         self._require_writer()
         values = [int(i) for i in np.asarray(ids, dtype=np.uint64)]
         for start in range(0, len(values), ID_BATCH):
-            self._call("delete", self._client.delete, self.name,
+            self._call("delete", "delete", self.name,
                        filter=f"{self._repo} and local_id in {values[start:start + ID_BATCH]}")
 
     @classmethod
@@ -287,7 +229,7 @@ class MilvusSpace:
         the collection if there is none."""
         space = cls(target, model=model, dim=dim, rows=lambda ids: [])
         try:
-            space._call("delete", space._client.delete, space.name, filter=space._repo)
+            space._call("delete", "delete", space.name, filter=space._repo)
         finally:
             space.close()
 
@@ -308,10 +250,10 @@ class MilvusSpace:
         return {"milvus_rows_removed": len(extra)}, sorted(live - held)
 
     def _local_ids(self) -> Iterable[int]:
-        iterator = self._call("query", self._client.query_iterator, self.name,
-                              batch_size=1000, filter=self._repo, output_fields=["local_id"])
-        try:
-            while batch := iterator.next():
+        iterator = self._call("query", "query_iterator", self.name, batch_size=1000,
+                              filter=self._repo, output_fields=["local_id"])
+        try:  # each page is a call of its own (the iterator keeps the write timeout)
+            while batch := self._guarded("query", Budget.WRITE, lambda c, t: iterator.next()):
                 yield from (int(r["local_id"]) for r in batch)
         finally:
             iterator.close()
@@ -330,18 +272,18 @@ class MilvusSpace:
     @staticmethod
     def collection_model(target: MilvusTarget) -> tuple[str, int]:
         """(model, dim) of the semlith collection `target` names (for `semlith attach`)."""
-        client = CLIENTS.get(target)
+        connection = CONNECTIONS.get(target)
+
+        def ask(method: str) -> Any:
+            return connection.call(target, f"{method} of {target.collection!r}", Budget.WRITE,
+                                   lambda c, t: getattr(c, method)(target.collection, **t))
         try:
-            if not client.has_collection(target.collection, timeout=CALL_TIMEOUT_S):
+            if not ask("has_collection"):
                 raise BackendError(f"Milvus at {target} has no collection "
                                    f"{target.collection!r}")
-            found = client.describe_collection(target.collection, timeout=CALL_TIMEOUT_S)
-        except SemlithError:
-            raise
-        except Exception as exc:
-            raise BackendError(f"Milvus at {target}: {_reason(exc)}") from exc
+            found = ask("describe_collection")
         finally:
-            CLIENTS.release(client)
+            CONNECTIONS.release(connection)
         parsed = re.fullmatch(r"semlith chunks; model=(.+); dim=(\d+)",
                               str(found.get("description", "")))
         if parsed is None:
@@ -354,7 +296,7 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            for r in self._call("query", self._client.query, self.name,
+            for r in self._call("query", "query", self.name, budget=Budget.READ,
                                 filter=f"{self._repo} and local_id in {batch}",
                                 output_fields=list(_RECORD)):
                 out[int(r["local_id"])] = _record(r)
@@ -362,7 +304,7 @@ class MilvusSpace:
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
-        rows = self._call("query", self._client.query, self.name,
+        rows = self._call("query", "query", self.name, budget=Budget.READ,
                           filter=f"{self._repo} and path == {literal(path)}",
                           output_fields=list(_RECORD), limit=limit)
         return sorted((_record(r) for r in rows),
@@ -376,7 +318,7 @@ class MilvusSpace:
                                for sep in ("%.", "%::"))
         expr = (f"{milvus_filter(self.target.repo, filters)} and (symbol == {literal(name)}"
                 f" or {suffixes})")
-        rows = self._call("query", self._client.query, self.name, filter=expr,
+        rows = self._call("query", "query", self.name, filter=expr, budget=Budget.READ,
                           output_fields=list(_RECORD), limit=limit)
         return [_record(r) for r in rows]
 
@@ -386,7 +328,7 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            rows = self._call("query", self._client.query, self.name,
+            rows = self._call("query", "query", self.name,
                               filter=f"{self._repo} and local_id in {batch}",
                               output_fields=["local_id", "dense"])
             found.update((int(r["local_id"]), r["dense"]) for r in rows)
@@ -404,7 +346,7 @@ class MilvusSpace:
         expr = milvus_filter(self.target.repo, filters)
         if allowlist is not None:
             expr += f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
-        return self._hits(self._call("search", self._client.search, self.name,
+        return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[query.tolist()], anns_field="dense",
                                      limit=k, filter=expr,
                                      output_fields=["local_id"],
@@ -416,7 +358,7 @@ class MilvusSpace:
         if not text.strip():
             return []
         expr = milvus_filter(self.target.repo, filters)
-        return self._hits(self._call("search", self._client.search, self.name,
+        return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[text], anns_field="sparse", limit=k, filter=expr,
                                      output_fields=["local_id"],
                                      search_params={"metric_type": "BM25"}))
@@ -428,7 +370,7 @@ class MilvusSpace:
     # -- reporting -----------------------------------------------------------------------
 
     def _count(self, expr: str) -> int:
-        rows = self._call("query", self._client.query, self.name, filter=expr,
+        rows = self._call("count", "query", self.name, filter=expr, budget=Budget.READ,
                           output_fields=["count(*)"])
         return int(rows[0]["count(*)"]) if rows else 0
 
@@ -438,8 +380,8 @@ class MilvusSpace:
                 "repo": self.target.repo, "collection_rows": self._count("")}
 
     def close(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            CLIENTS.release(client)
+        connection, self._conn = self._conn, None
+        if connection is not None:
+            CONNECTIONS.release(connection)
 
 
