@@ -186,7 +186,10 @@ class Searcher:
         if self.executor is not None:
             return self.executor.submit(func, *args)
         done: Future[Any] = Future()
-        done.set_result(func(*args))
+        try:  # raised when the store's part of the query runs, as with an executor
+            done.set_result(func(*args))
+        except Exception as exc:  # noqa: BLE001 - re-raised by .result() in _isolated
+            done.set_exception(exc)
         return done
 
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:

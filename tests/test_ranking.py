@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from semlith.embed.pool import EmbedderPool
 from semlith.ranking.weights import Weights
 from semlith.search import Searcher
@@ -88,3 +90,23 @@ def test_tied_copies_rank_by_path_whatever_order_the_store_was_built_in(
         orders.append([(h.path, h.start_line) for h in searcher.search("walrus clams", k=8)])
     assert orders[0] == orders[1]
     assert [p for p, _ in orders[0][:4]] == copies
+
+
+def test_a_store_whose_keyword_list_fails_is_left_out_without_an_executor(
+        make_store: Callable[..., Store], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a worker pool the keyword list ran outside the store's isolation: its
+    failure (a Milvus engine down) escaped the search of every store."""
+    import sqlite3
+
+    model = HashEmbedder("test-model")
+    good, bad = make_store(name="good", dim=model.dim), make_store(name="bad", dim=model.dim)
+    for store in (good, bad):
+        add_file(store, "a.md", model.embed_documents(WALRUS), WALRUS)
+
+    def fail(*args: object) -> object:
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(bad.catalog, "match", fail)
+    searcher = Searcher([("good", good), ("bad", bad)], EmbedderPool(lambda n: model))
+    hits = searcher.search("walrus", k=3)
+    assert hits and {h.store for h in hits} == {"good"}
+    assert searcher.failed == [("bad", "disk I/O error")]
