@@ -2,43 +2,36 @@
 
 An architecture question ("how are routes registered") is answered by a whole module;
 one strong chunk in a small file used to beat several good chunks of that module. Each
-chunk gains `files` times the scores of the next best chunks of its file (at most
-TOP_OTHERS of them, each only by what it scores above the FLOOR_QUANTILE of all
-candidates), so the module's best chunk rises; the order within a file stays.
+file's best candidate gains `files` times the best candidate's score, times the file's
+candidates' summed scores over the largest such sum of any file: the module that holds
+the most evidence gains the most, and only its best chunk moves (the order within a
+file stays). Measured against counting a file's next three chunks above a quantile of
+all candidates (the rule before): docs/performance.md, "Ranking".
 """
 
 from __future__ import annotations
 
 from semlith.ranking.context import Context, Scores
 
-TOP_OTHERS = 3
-# Only the part of a chunk's score above this quantile of all candidates' scores counts as
-# evidence: in a small project every chunk is a candidate, and a file of many weak ones
-# outweighed one strong answer (0.5: the sample's SQL schema lost to a Go file; 0.75 and
-# 0.9 measured, docs/performance.md).
-FLOOR_QUANTILE = 0.75
-
-
-def _quantile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    values = sorted(values)
-    return values[min(int(q * len(values)), len(values) - 1)]
-
 
 def apply(scores: Scores, ctx: Context) -> Scores:
     weight = ctx.weights.files
-    if not weight:
+    if not weight or not scores:
         return scores
-    by_file: dict[str, list[float]] = {}
+    sums: dict[str, float] = {}
+    best: dict[str, int] = {}
     for cid, score in scores.items():
         record = ctx.records.get(cid)
-        if record is not None:
-            by_file.setdefault(record.path, []).append(score)
-    floor = _quantile(list(scores.values()), FLOOR_QUANTILE)
-    extra: dict[str, float] = {}
-    for path, found in by_file.items():
-        found.sort(reverse=True)
-        extra[path] = weight * sum(max(s - floor, 0.0) for s in found[1:1 + TOP_OTHERS])
-    return {cid: score + extra.get(ctx.records[cid].path, 0.0) if cid in ctx.records
-            else score for cid, score in scores.items()}
+        if record is None:
+            continue
+        sums[record.path] = sums.get(record.path, 0.0) + score
+        if record.path not in best or score > scores[best[record.path]]:
+            best[record.path] = cid
+    most = max(sums.values(), default=0.0)
+    if most <= 0:
+        return scores
+    unit = weight * max(scores.values())
+    out = dict(scores)
+    for path, cid in best.items():
+        out[cid] += unit * sums[path] / most
+    return out

@@ -1,23 +1,44 @@
-"""Query words in a file's path: the candidates whose path (folders and file name) names
-a word of the query, in fused order, count as one more list.
+"""Query words in a file's name: a file named for what the question asks about is likely
+its answer (`rails/rack.rb` for "rack integration", `Query/Builder.php` for "database
+query builder").
 
+Every candidate chunk of a file gains `path` times the best candidate's score, times the
+share of the query's words that the file's name or its folder's name holds. Each word
+counts by how few of the candidates' files hold it: a word every file has (`http` in an
+HTTP client, `java` in a Java tree) says nothing, a word one file has says a lot. Only
+the file's own name and its parent folder count: words from higher up the tree name
+whole subsystems and matched most files (measured: docs/performance.md, "Ranking").
 Both sides are Snowball-stemmed, so `dependency` meets `dependencies/`.
 """
 
 from __future__ import annotations
 
+import math
+
 from semlith.ranking.context import Context, Scores
-from semlith.ranking.fusion import rrf
 from semlith.text import path_words
 
 
+def name_words(path: str) -> frozenset[str]:
+    """Stemmed words of a file's name and of its parent folder's name, no extension."""
+    near = "/".join(path.split("/")[-2:])
+    return path_words(near.rsplit(".", 1)[0] if "." in near.rsplit("/", 1)[-1] else near)
+
+
 def apply(scores: Scores, ctx: Context) -> Scores:
-    if not ctx.weights.path or not ctx.query.stems:
+    words = ctx.query.stems
+    if not ctx.weights.path or not words or not scores:
         return scores
-    records = ctx.records
-    candidates = [cid for cid in scores if cid in records]
-    order = sorted(candidates, key=lambda cid: (-scores[cid], records[cid].path,
-                                                records[cid].start_line))
-    named = [cid for cid in order if ctx.query.stems & path_words(records[cid].path)]
-    extra = rrf([named], [ctx.weights.path], [ctx.weights.rrf_k])
-    return {cid: score + extra.get(cid, 0.0) for cid, score in scores.items()}
+    files = {rec.path: name_words(rec.path) for cid in scores
+             if (rec := ctx.records.get(cid)) is not None}
+    n = len(files)
+    if not n:
+        return scores
+    held = {w: sum(w in named for named in files.values()) for w in words}
+    # log(1 + n/df) / log(1 + n): 1 for a word one file holds, near 0 for one all hold.
+    weight = {w: math.log(1 + n / df) / math.log(1 + n) for w, df in held.items() if df}
+    gain = {path: sum(weight.get(w, 0.0) for w in words & named) / len(words)
+            for path, named in files.items()}
+    unit = ctx.weights.path * max(scores.values())
+    return {cid: score + unit * gain[rec.path] if (rec := ctx.records.get(cid)) else score
+            for cid, score in scores.items()}

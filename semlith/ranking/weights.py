@@ -18,14 +18,14 @@ class Weights:
     symbol: float = 2.0  # the definitions an identifier in the query names
     symbol_k: float = 10.0  # the symbol list's RRF constant: smaller, its head dominates
     rrf_k: float = 60.0  # the other lists' RRF constant
-    path: float = 1.0  # candidates whose path names a query word, as one more list
+    path: float = 2.0  # file-name words of the query: a multiple of the best score (paths.py)
     per_file: float = 1.0  # hits per file before the other files' (0: no limit)
     scores: float = 0.0  # score-aware fusion: normalised cosine/bm25 added beside ranks
     ident_dense: float = 1.0  # the dense weight times this for identifier-only queries
     ident_keyword: float = 1.0  # the keyword weight times this for identifier-only queries
     phrase_dense: float = 1.0  # the dense weight times this for plain-word queries
     priors: float = 1.0  # file-role priors: an exponent on their factors (priors.py)
-    files: float = 0.2  # file-level evidence: share of a file's other chunks' scores
+    files: float = 0.2  # file-level evidence: a multiple of the best score (files.py)
     image: float = 1.0  # the image space's list (CLIP; docs/images.md): not tuned yet
 
     @classmethod
