@@ -61,8 +61,9 @@ _CHANGELOG = re.compile(r"^(change(s|log)?|history|news|releases?|release[-_]not
 _COMMUNITY = re.compile(r"^(code[-_]of[-_]conduct|contributing|contributors|authors|"
                         r"maintainers|security|support|governance|licen[cs]e|copying|"
                         r"notice|funding|codeowners|patents)([-_.].*)?$", re.I)
-_EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos",
-                           "tutorial", "tutorials", "cookbook", "playground", "sandbox"})
+_EXAMPLE_DIRS = frozenset({"example", "examples", "_example", "_examples", "sample", "samples",
+                           "demo", "demos", "tutorial", "tutorials", "cookbook", "playground",
+                           "sandbox", "docs_src"})
 _BENCH_DIRS = frozenset({"bench", "benches", "benchmark", "benchmarks", "perf"})
 _BENCH_FILE = re.compile(r"^.+[_-](benchmark|benchmarks|bench)$")
 _VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty",

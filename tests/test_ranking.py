@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from semlith.embed.pool import EmbedderPool
 from semlith.ranking.weights import Weights
 from semlith.search import Searcher
+from semlith.settings import Settings
 from semlith.store import Store
 from tests.conftest import HashEmbedder, add_file
 
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 WALRUS = ["walrus tusks and whiskers", "walrus colony on the ice", "walrus diet of clams",
           "walrus swims slowly"]
 
@@ -110,3 +113,81 @@ def test_a_store_whose_keyword_list_fails_is_left_out_without_an_executor(
     hits = searcher.search("walrus", k=3)
     assert hits and {h.store for h in hits} == {"good"}
     assert searcher.failed == [("bad", "disk I/O error")]
+
+
+# -- issue #21: priors as evidence, old copies, file names, whole modules ----------------
+
+def _store_of(make_store: Callable[..., Store], files: dict[str, list[str]],
+              name: str = "store") -> Searcher:
+    model = HashEmbedder("test-model")
+    store = make_store(name=name, dim=model.dim)
+    for path, texts in files.items():
+        add_file(store, path, model.embed_documents(texts), texts)
+    return Searcher([("t", store)], EmbedderPool(lambda n: model))
+
+
+@pytest.mark.model
+def test_a_chunk_first_in_two_lists_is_not_vetoed_by_its_prior(
+        tmp_path: Path, settings: Settings) -> None:
+    """The sample project plus a Markdown note about Zanzibar: the note, first in both the
+    dense and the keyword list, lost to a code chunk second in one (the docs prior
+    outweighed all of fusion)."""
+    import shutil
+
+    from semlith.local import LocalLibrary
+    from semlith.types import Scope
+
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    (root / "extra.md").write_text("# Zanzibar\n\nZanzibar is an island; zanzibar spice.\n")
+    library = LocalLibrary(settings)
+    library.index([str(root)])
+    answer = library.search("zanzibar", k=3, scope=Scope((str(root),)))
+    assert answer.hits[0].path == "extra.md"
+
+
+@pytest.mark.parametrize(("paths", "old"), [
+    (["pkg/main.py", "pkg/v1/main.py"], {"pkg/v1/main.py"}),
+    (["api/v1/users.go", "api/v3/users.go", "api/v2/users.go"],
+     {"api/v1/users.go", "api/v2/users.go"}),
+    (["mod/a.go", "mod/v2/a.go"], set()),  # a Go module's v2 is newer than its root
+    (["lib/1.x/a.js", "lib/2.x/a.js"], {"lib/1.x/a.js"}),
+    (["days/2/a.md", "days/3/a.md"], set()),  # a bare number is not a version
+    (["api/v1/users.go", "api/v2/orders.go"], set()),  # different files: no copy
+])
+def test_old_copies_beside_the_current_code(paths: list[str], old: set[str]) -> None:
+    from semlith.ranking.versions import old_copies
+
+    assert old_copies(paths, "how are users listed") == old
+
+
+def test_a_question_naming_a_version_keeps_every_copy() -> None:
+    from semlith.ranking.versions import old_copies
+
+    paths = ["api/v1/users.go", "api/v3/users.go"]
+    assert old_copies(paths, "how does the v1 api list users") == frozenset()
+    assert old_copies(paths, "users in version 1") == frozenset()
+
+
+def test_an_old_copy_ranks_below_the_current_one(make_store: Callable[..., Store]) -> None:
+    text = ["def list_users(db): return db.query(users, walrus)"]
+    searcher = _store_of(make_store, {"api/v1/users.py": text, "api/v2/users.py": text})
+    assert [h.path for h in searcher.search("list users walrus", k=2)] == [
+        "api/v2/users.py", "api/v1/users.py"]
+
+
+def test_a_file_named_for_the_question_ranks_first(make_store: Callable[..., Store]) -> None:
+    searcher = _store_of(make_store, {
+        "lib/app/middleware.rb": ["def call(env) rack env app request response rack"],
+        "lib/app/rack.rb": ["def mount(app) build the app for the server"],
+        "lib/app/server.rb": ["def serve(app) rack handler request"]})
+    assert searcher.search("rack integration for the app", k=3)[0].path == "lib/app/rack.rb"
+
+
+def test_a_module_answering_with_several_chunks_beats_one_strong_chunk(
+        make_store: Callable[..., Store]) -> None:
+    module = [f"walrus routing table entry {i} registers a walrus route" for i in range(6)]
+    searcher = _store_of(make_store, {
+        "src/router.py": module,
+        "src/tiny.py": ["walrus routing registers route"]})
+    assert searcher.search("how are walrus routes registered", k=2)[0].path == "src/router.py"
