@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from semlith.embed.pool import EmbedderPool
+from semlith.embed.recipes import relevance_floor
 from semlith.errors import ModelError, SemlithError
 from semlith.image_index import IMAGE_SPACE
 from semlith.ingest.chunk import split_identifiers
@@ -37,6 +38,9 @@ from semlith.types import Filters, Hit
 
 RRF_K = 60
 MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
+# ...in a store of at least this many chunks: in a handful every word of the query is in
+# most of them, and a one-page store answered no keyword list at all.
+MIN_DF_CHUNKS = 50
 _TOKEN = re.compile(r"[^\W_]+")
 # An allowlist is cheap to scan but costs a row per selected chunk to build; past this
 # share of the store, over-fetch and check instead.
@@ -68,7 +72,7 @@ def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] |
     """
     words = [w for w in fts_query(text).split(" OR ") if w.strip('"') not in STOPWORDS]
     words = words or [w for w in fts_query(text).split(" OR ") if w]
-    if doc_counts is None or not total or not words:
+    if doc_counts is None or total < MIN_DF_CHUNKS or not words:
         return " OR ".join(words)
     tokens = {w: _TOKEN.findall(w.strip('"').lower()) for w in words}
     # The index holds Porter stems; look a word up as typed and as (Snowball) stemmed,
@@ -146,6 +150,8 @@ class Searcher:
                 dense = [] if vector is None else _dense(store, vector, want, sel, selected)
                 pictures = self._image_list(store, query, want, sel, selected)
                 lists = Lists(dense, pending.result() if pending else [], named, pictures)
+                if text and not _evidence(lists, relevance_floor(store.model)):
+                    continue  # nothing in this store is about the query
                 hits.extend(self._hits(label, store, analysed, lists, k))
         if self.failed and len(self.failed) == len(self.stores):
             raise self._errors[0]
@@ -202,6 +208,16 @@ class Searcher:
             hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
                             rec.text, symbol, kind))
         return hits
+
+
+def _evidence(lists: Lists, floor: float | None) -> bool:
+    """Whether a store holds anything about a text query: a chunk holding one of its
+    words, a definition it names, or a nearest chunk at least as close as the model's
+    calibrated floor. Without it the store answers nothing, instead of its least
+    unrelated chunks (`semlith search zzqqxxyy` listed three files and exited 0)."""
+    if lists.keyword or lists.symbol or lists.image:
+        return True
+    return bool(lists.dense) and (floor is None or lists.dense[0][1] >= floor)
 
 
 def _dense(store: Store, vector: np.ndarray, want: int, sel: Selection,

@@ -71,8 +71,10 @@ def test_no_result_exits_1_without_error_text_as_grep_does(tmp_path: Path,
 
 @pytest.mark.parametrize("query", ['"unbalanced', "NEAR(a b", "foo* -bar", "((", "a:b"])
 def test_fts_syntax_in_queries(tree: Path, query: str) -> None:
+    """FTS5 syntax in a query is inert: found or not (exit 0 or 1), never an error."""
     run("index", "--quiet")
-    assert run("search", query).exit_code == 0
+    result = run("search", query)
+    assert result.exit_code in (0, 1) and "semlith: error" not in result.output
 
 
 def test_missing_store_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,3 +213,14 @@ def test_files_escapes_bidirectional_controls_in_names(tree: Path) -> None:
     assert "invoice\\u202egpj.py" in listing and "\u202e" not in listing
     found = run("search", "def pay return").output
     assert "\u202e" not in found
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("query", ["zzqqxxyy", "qwvbnm plokij", "xqzvkt wlpmrn bvcfgh"])
+def test_a_query_about_nothing_in_the_index_finds_nothing_and_exits_1(
+        tree: Path, query: str) -> None:
+    """It listed the three least unrelated files and exited 0 (issue #21)."""
+    assert run("index", str(tree), "--quiet").exit_code == 0
+    result = run("search", query)
+    assert result.exit_code == 1 and result.output == ""
+    assert run("search", "retry backoff").exit_code == 0  # a real question still answers

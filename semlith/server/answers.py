@@ -38,7 +38,7 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
            note: str = "") -> str:
     """Hits grouped by file, one line per hit: `start-end symbol · best line`."""
     if not hits:
-        return _noted("No results.", note)
+        return _noted("Nothing relevant found.", note)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         where = f"{hit.store}:{hit.path}" if multi_store else hit.path
@@ -66,7 +66,7 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
 def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
     """Each hit's locator and text, until the token budget is spent."""
     if not hits:
-        return _noted("No results.", note)
+        return _noted("Nothing relevant found.", note)
     out: list[str] = []
     used = 0
     for n, hit in enumerate(hits):
