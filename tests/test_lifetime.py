@@ -203,3 +203,40 @@ def _search_burst(daemon: Any, n: int) -> list[str]:
 
     with ThreadPoolExecutor(n) as pool:
         return [f for f in pool.map(one, range(n)) if f]
+
+
+def test_the_fleet_hands_memory_back_once_calls_go_quiet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst's freed memory stayed with the daemon for good; once calls stop for a
+    while the fleet trims the heap, once per quiet spell."""
+    from semlith.local import Engine
+    from semlith.server import fleet as fleet_module
+    from semlith.settings import Settings
+    from tests.conftest import HashEmbedder
+
+    trims: list[float] = []
+    monkeypatch.setattr(fleet_module, "trim", lambda: trims.append(time.monotonic()))
+    monkeypatch.setattr(fleet_module, "QUIET_TRIM_SECONDS", 0.2)
+    monkeypatch.setattr(fleet_module, "POLL_SECONDS", 0.05)
+    settings = Settings.load(env={"SEMLITH_HOME": str(tmp_path / "home")})
+    engine = Engine(settings, lambda n: HashEmbedder(n))
+    fleet = fleet_module.Fleet(engine)
+    fleet.follow()
+    try:
+        with fleet.reading([]):
+            pass
+        deadline = time.monotonic() + 10
+        while not trims and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(trims) == 1
+        time.sleep(0.5)
+        assert len(trims) == 1  # not again until there was a call
+        with fleet.reading([]):
+            pass
+        deadline = time.monotonic() + 10
+        while len(trims) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(trims) == 2
+    finally:
+        fleet.close()
+        engine.close()

@@ -31,6 +31,7 @@ from semlith import __version__
 from semlith.errors import SemlithError, StoreLocked
 from semlith.home import REGISTRY, StoreEntry, registered_stores
 from semlith.local import Engine, Opened, open_or_note, register
+from semlith.memory import trim
 from semlith.scope import Known, label_stores
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
@@ -41,6 +42,9 @@ log = logging.getLogger("semlith.fleet")
 MODEL_WAIT_SECONDS = 120.0
 POLL_SECONDS = 0.5
 RETRY_LOCKED_SECONDS = 5.0
+# After this long without a call the daemon hands freed memory back (semlith/memory.py):
+# a burst's page caches and buffers kept its RSS at the peak for good (issue #26).
+QUIET_TRIM_SECONDS = 20.0
 
 
 @dataclass(eq=False)  # compared and hashed by identity
@@ -74,6 +78,8 @@ class Fleet:
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
         self._loader: threading.Thread | None = None
+        self._last_call = time.monotonic()
+        self._trimmed = True  # nothing to give back since the last trim
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -164,6 +170,13 @@ class Fleet:
                 self.refresh()
             except Exception:  # logged; the next poll tries again
                 log.exception("following the store registry failed")
+            if not self._trimmed and time.monotonic() - self._last_call > QUIET_TRIM_SECONDS:
+                self._trimmed = True
+                trim()
+
+    def _called(self) -> None:
+        self._last_call = time.monotonic()
+        self._trimmed = False
 
     def _registry_stamp(self) -> tuple[int, int] | None:
         try:
@@ -247,6 +260,7 @@ class Fleet:
 
     @contextlib.contextmanager
     def reading(self, chosen: Sequence[Known]) -> Iterator[Opened]:
+        self._called()
         borrowed: list[Held] = []
         extra: list[Store] = []
         opened = Opened()
@@ -276,6 +290,7 @@ class Fleet:
     @contextlib.contextmanager
     def writing(self, folder: Path, create: Callable[[], Store] | None
                 ) -> Iterator[tuple[str, Store]]:
+        self._called()
         held = self._held_at(folder)
         if held is None:
             if (folder / CATALOG_NAME).is_file() or create is None:
