@@ -174,7 +174,10 @@ def test_the_daemon_keeps_descriptors_flat_across_bursts_after_idle(tmp_path: Pa
             failures = _search_burst(daemon, 45)
             assert failures == [], failures[:3]
             seen.append(proc.num_fds())
-        assert seen[-1] <= seen[0] + 2, seen
+        # A live worker thread holds its connection (two descriptors) until anyio retires
+        # it, and how many are alive right after a burst varies by one or two; the leak
+        # added 16 a burst with the 8 call threads (90 with anyio's 40).
+        assert seen[-1] <= seen[0] + 10, seen
         assert httpx.get(daemon.url + "/healthz", timeout=5).status_code == 200
     finally:
         assert daemon.stop() == 0
