@@ -149,7 +149,8 @@ class Searcher:
                 vector = vectors.get(store.model)
                 dense = [] if vector is None else _dense(store, vector, want, sel, selected)
                 pictures = self._image_list(store, query, want, sel, selected)
-                lists = Lists(dense, pending.result() if pending else [], named, pictures)
+                lists = Lists(dense, pending.result() if pending else [], named, pictures,
+                              store.catalog.chunk_count() if not store.mirror else 0)
                 if text and not _evidence(lists, relevance_floor(store.model)):
                     continue  # nothing in this store is about the query
                 hits.extend(self._hits(label, store, analysed, lists, k))
