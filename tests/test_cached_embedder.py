@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from semlith.embed.cached import (
+    CachedModels,
     CachingEmbedder,
     fastembed_identity,
     model_identity,
@@ -147,6 +148,16 @@ def test_a_second_clone_embeds_nothing_and_finds_the_same(tmp_path: Path,
     hits = library.search("exponential backoff jitter", k=3, filters=Filters(),
                           scope=Scope((str(tmp_path / "clone-a" / ".semlith"),))).hits
     assert hits[0].path == "net/retry.py"
+
+
+def test_the_factory_exposes_its_cache_and_wraps_each_model(settings: Settings) -> None:
+    factory = with_vector_cache(RecordingFactory(), settings)
+    assert isinstance(factory, CachedModels)
+    assert factory.cache.folder == settings.home / FOLDER
+    model = factory("test-model")
+    assert isinstance(model, CachingEmbedder) and model.identity == "test-model"
+    model.embed_documents(["one chunk"])
+    assert factory.cache.info().entries == 1
 
 
 def test_with_the_cache_off_every_copy_embeds_again(tmp_path: Path) -> None:

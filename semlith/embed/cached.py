@@ -116,9 +116,27 @@ class CachingEmbedder:
             return CacheCounts(self._cached, self._embedded)
 
 
+class CachedModels:
+    """A model factory whose models ask one VectorCache first (`cache`, for `stats`)."""
+
+    def __init__(self, factory: Callable[[str], Embedder], cache: VectorCache,
+                 models_dir: Path) -> None:
+        self.factory = factory
+        self.cache = cache
+        self.models_dir = models_dir
+
+    def __call__(self, name: str) -> Embedder:
+        model = self.factory(name)
+        identity = model_identity(model, self.models_dir)
+        if identity is None:
+            log.info("model %s: no identity to key cached vectors by; not cached", name)
+            return model
+        return CachingEmbedder(model, self.cache, identity)
+
+
 def with_vector_cache(factory: Callable[[str], Embedder], settings: Settings
                       ) -> Callable[[str], Embedder]:
-    """`factory`, with each model it loads wrapped in a CachingEmbedder.
+    """`factory` as CachedModels over the cache in `SEMLITH_HOME/vectors/`.
 
     `factory` itself when the cache is off (`SEMLITH_VECTOR_CACHE_MB=0` or
     `SEMLITH_PERF=off`). The cache file is opened on the first lookup, so a run that
@@ -127,16 +145,7 @@ def with_vector_cache(factory: Callable[[str], Embedder], settings: Settings
     if not settings.perf or settings.vector_cache_mb <= 0:
         return factory
     cache = VectorCache(settings.home / FOLDER, settings.vector_cache_mb << 20)
-
-    def load(name: str) -> Embedder:
-        model = factory(name)
-        identity = model_identity(model, settings.models_dir)
-        if identity is None:
-            log.info("model %s: no identity to key cached vectors by; not cached", name)
-            return model
-        return CachingEmbedder(model, cache, identity)
-
-    return load
+    return CachedModels(factory, cache, settings.models_dir)
 
 
 def model_identity(model: Embedder, models_dir: Path) -> str | None:
