@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from semlith.backends import attach_mirror, mirror_passage, refuse_mirror, same_backend
+from semlith.embed.cached import with_vector_cache
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder
@@ -105,7 +106,7 @@ class Engine:
             self.pool = EmbedderPool(embedder_factory, cache=settings.perf)
         else:
             self.pool = EmbedderPool(
-                _fastembed(settings), cache=settings.perf,
+                with_vector_cache(_fastembed(settings), settings), cache=settings.perf,
                 query_factory=_fastembed(settings, threads=1) if settings.perf else None)
         # Keyword lists run beside the query embedding (docs/performance.md, "query").
         self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")

@@ -40,6 +40,11 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_MCP_SESSION_IDLE": "Seconds after which the daemon forgets an MCP session that "
     "has had no request (default 1800). A client that vanished without ending its session "
     "is held this long; `semlith mcp` opens a new session by itself when its own expired.",
+    "SEMLITH_VECTOR_CACHE_MB": "Disk bound in MB of the vector cache in "
+    "`SEMLITH_HOME/vectors/` (default 512, about 250,000 chunks of a 384-wide model): "
+    "every store and run looks there before embedding, so a second clone, a worktree or a "
+    "branch switched back embeds only what is new. Least recently used entries go first; "
+    "`0` turns the cache off. See docs/architecture.md, \"The vector cache\".",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }
@@ -57,6 +62,16 @@ def _env_int(env: Mapping[str, str], name: str) -> int | None:
     if value <= 0:
         raise ValueError(f"{name} must be positive, got {raw!r}")
     return value
+
+
+def _env_size(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number >= 0 from the environment (0 turns a feature off), or `default`."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"{name} must be a whole number of MB (0 turns it off), got {raw!r}")
+    return int(raw)
 
 
 def _env_port(env: Mapping[str, str]) -> int:
@@ -82,6 +97,7 @@ class Settings:
     models: Path | None = None  # None: home / "models"
     clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
     session_idle_s: int = 1800
+    vector_cache_mb: int = 512  # 0: off
 
     @property
     def models_dir(self) -> Path:
@@ -107,6 +123,7 @@ class Settings:
             models=Path(models_raw).expanduser() if models_raw else None,
             clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
             session_idle_s=_env_int(env, "SEMLITH_MCP_SESSION_IDLE") or 1800,
+            vector_cache_mb=_env_size(env, "SEMLITH_VECTOR_CACHE_MB", 512),
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings
