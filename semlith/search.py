@@ -149,8 +149,9 @@ class Searcher:
                 vector = vectors.get(store.model)
                 dense = [] if vector is None else _dense(store, vector, want, sel, selected)
                 pictures = self._image_list(store, query, want, sel, selected)
+                # A dense list shorter than asked holds every chunk of the selection.
                 lists = Lists(dense, pending.result() if pending else [], named, pictures,
-                              store.catalog.chunk_count() if not store.mirror else 0)
+                              whole=vector is not None and len(dense) < want)
                 if text and not _evidence(lists, relevance_floor(store.model)):
                     continue  # nothing in this store is about the query
                 hits.extend(self._hits(label, store, analysed, lists, k))

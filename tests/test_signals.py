@@ -92,11 +92,11 @@ def test_many_weak_chunks_of_one_file_do_not_outweigh_one_strong_answer() -> Non
                    "router.js", "cache.ts", "retry.py")
     scores = {1: 0.0315, 2: 0.0313, 3: 0.0312, 4: 0.0311, 5: 0.0328,
               6: 0.0301, 7: 0.0300, 8: 0.0299}
-    whole = Lists(store_chunks=8)  # the store holds just these candidates
+    whole = Lists(whole=True)  # the store holds just these candidates
     ranked = best_first(files.apply(scores, ctx("database tables", recs, whole, files=0.2)))
     assert ranked[0] == 5
     # In a store larger than its candidates, every candidate's score is evidence.
-    larger = Lists(store_chunks=5000)
+    larger = Lists()
     assert best_first(files.apply(scores, ctx("database tables", recs, larger,
                                               files=0.2)))[0] == 1
 

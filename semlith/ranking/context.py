@@ -19,7 +19,7 @@ class Lists:
     keyword: list[tuple[int, float]] = field(default_factory=list)  # (chunk id, bm25)
     symbol: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (name, kind)
     image: list[tuple[int, float]] = field(default_factory=list)  # image space: (id, cosine)
-    store_chunks: int = 0  # how many chunks the store holds (0: not known)
+    whole: bool = False  # the dense list holds every chunk the search may answer
 
     def head(self, depth: int, records: dict[int, ChunkRecord] | None = None) -> Lists:
         """The first `depth` of each list: what the ranking of the top hits may see.
@@ -35,7 +35,7 @@ class Lists:
             return part if records is None else _settled(part, records, len(part) < depth)
         return Lists(cut(self.dense), cut(self.keyword),
                      dict(list(self.symbol.items())[:depth]), cut(self.image),
-                     self.store_chunks)
+                     self.whole)
 
     def ids(self) -> list[int]:
         return list(dict.fromkeys([i for i, _ in self.dense] + [i for i, _ in self.keyword]

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from semlith.ranking.context import Context, Scores
 
-# When the candidates are the whole store (a small project: every chunk is a candidate,
-# most barely match), a file of many weak chunks outweighed one strong answer (the
-# sample's SQL schema lost to a Go file of four chunks). Then only the part of a chunk's
-# score above this quantile of all candidates' scores counts. Applied to every store it
-# cost 0.004 on the development set's repository trees (0.851 -> 0.847); to stores of at
-# most 300 chunks, 0.002 (docs/performance.md, "Ranking").
+# When the candidates are the whole store (a small project: the dense list came back
+# shorter than asked, so every chunk is a candidate and most barely match), a file of
+# many weak chunks outweighed one strong answer (the sample's SQL schema lost to a Go
+# file of four chunks). Then only the part of a chunk's score above this quantile of all
+# candidates' scores counts. Applied to every store it cost 0.004 on the development
+# set's repository trees (0.851 -> 0.847); to stores of at most 300 chunks, 0.002
+# (docs/performance.md, "Ranking").
 FLOOR_QUANTILE = 0.75
 
 
@@ -31,8 +32,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     weight = ctx.weights.files
     if not weight or not scores:
         return scores
-    whole = 0 < ctx.lists.store_chunks <= len(scores)
-    floor = _quantile(list(scores.values()), FLOOR_QUANTILE) if whole else 0.0
+    floor = _quantile(list(scores.values()), FLOOR_QUANTILE) if ctx.lists.whole else 0.0
     sums: dict[str, float] = {}
     best: dict[str, int] = {}
     for cid, score in scores.items():
