@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import xxhash
 
-from semlith.errors import BackendError
+from semlith.errors import BackendError, BadTarget
 from semlith.home import StoreEntry as HomeEntry
 from semlith.home import register_store
-from semlith.locators import BadTarget, Target
+from semlith.locators import Target
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import ChunkRecord

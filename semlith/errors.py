@@ -1,4 +1,11 @@
-"""The few domain exceptions; everything else uses built-ins with the bad value in the message."""
+"""Every domain exception semlith raises; everything else uses built-ins with the bad
+value in the message.
+
+They live together so that every boundary can name them: the CLI prints any
+`SemlithError` (and `ValueError`) as one line, the MCP tools return it as a sentence,
+and the daemon's JSON API sends its class name (`{"error", "kind"}`), which the
+daemon-backed library (semlith/remote.py) raises again as the same class.
+"""
 
 
 class SemlithError(Exception):
@@ -31,3 +38,31 @@ class BackendError(SemlithError):
 
 class RefusedFolder(SemlithError):
     """An index request names a folder that is not indexed unless asked for by name."""
+
+
+class UnknownStore(SemlithError):
+    """A request named a store that does not exist (or is not served)."""
+
+
+class BadTarget(SemlithError):
+    """A read target (a locator, a path, a symbol, an image) that cannot be served."""
+
+
+class NothingSelected(SemlithError):
+    """The filters select no indexed file in any store."""
+
+
+class DaemonNotRunning(SemlithError):
+    """An operation that needs the daemon found none."""
+
+
+class DaemonError(SemlithError):
+    """The daemon could not be reached or started, or failed in a way it did not explain."""
+
+
+class CannotServe(SemlithError):
+    """The daemon cannot start (port taken, another daemon, no store)."""
+
+
+class BadRequest(ValueError):
+    """A malformed request to the daemon's JSON API (not JSON, a field of the wrong type)."""

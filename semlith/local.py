@@ -29,18 +29,24 @@ from semlith.embed.cached import with_vector_cache
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder
-from semlith.errors import ModelError, SemlithError, StoreNotFound
+from semlith.errors import (
+    BadTarget,
+    DaemonNotRunning,
+    ModelError,
+    SemlithError,
+    StoreNotFound,
+    UnknownStore,
+)
 from semlith.folders import check_new_root, check_request_path
 from semlith.home import register_store, registered_stores
 from semlith.indexer import Indexer, content_hash
 from semlith.ingest.walk import Skipped
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
-from semlith.locators import BadTarget, Target, parse_target
+from semlith.locators import Target, parse_target
 from semlith.ranking.weights import Weights
 from semlith.scope import (
     Known,
     Resolved,
-    UnknownStore,
     inside,
     label_stores,
     resolve,
@@ -90,10 +96,6 @@ def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store
             raise
         opened.failed.append((known.name, str(exc)))
         return None
-
-
-class DaemonNotRunning(SemlithError):
-    """An operation that needs the daemon found none."""
 
 
 class Engine:

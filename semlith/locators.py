@@ -10,11 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from semlith.errors import SemlithError
-
-
-class BadTarget(SemlithError):
-    """A path or locator cannot be served."""
+from semlith.errors import BadTarget
 
 
 @dataclass(frozen=True, slots=True)

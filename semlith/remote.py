@@ -22,7 +22,6 @@ from typing import Any
 from semlith import errors
 from semlith.home import Discovery, control_key
 from semlith.library import OnEvent, OnProgress, OnSkip
-from semlith.server.client import DaemonError
 from semlith.settings import Settings
 from semlith.types import (
     Answer,
@@ -44,15 +43,14 @@ from semlith.types import (
 TIMEOUT = 600.0
 
 
-def _error(kind: str, message: str) -> errors.SemlithError | ValueError:
-    """The exception a daemon error body names (its kind, when semlith knows it)."""
-    from semlith import locators, scope
-
-    for module in (errors, scope, locators):
-        cls = getattr(module, kind, None)
-        if isinstance(cls, type) and issubclass(cls, errors.SemlithError):
-            return cls(message)
-    return ValueError(message) if kind == "ValueError" else DaemonError(message)
+def _error(kind: str, message: str) -> Exception:
+    """The exception a daemon error body names: the same class of semlith/errors.py (or
+    the built-in), so a caller can tell them apart whether or not a daemon answered."""
+    cls = getattr(errors, kind, None) if not kind.startswith("_") else None
+    if isinstance(cls, type) and issubclass(cls, (errors.SemlithError, ValueError)):
+        return cls(message)
+    builtin = {"ValueError": ValueError, "PermissionError": PermissionError}.get(kind)
+    return builtin(message) if builtin is not None else errors.DaemonError(message)
 
 
 def _here(paths: Sequence[str]) -> list[str]:
@@ -98,7 +96,7 @@ class RemoteLibrary:
             message = answer.get("error") or f"the daemon answered HTTP {exc.code}"
             raise _error(str(answer.get("kind", "")), message) from None
         except (urllib.error.URLError, OSError) as exc:
-            raise DaemonError(f"the daemon on port {self.found.port} did not answer "
+            raise errors.DaemonError(f"the daemon on port {self.found.port} did not answer "
                               f"({exc})") from None
 
     def _call(self, op: str, body: dict[str, Any] | None = None,
@@ -163,7 +161,7 @@ class RemoteLibrary:
                 raise _error(str(item.get("kind", "")), str(item["error"]))
             elif "report" in item:
                 return from_json(IndexReport, item["report"])
-        raise DaemonError("the daemon ended the index run without a report")
+        raise errors.DaemonError("the daemon ended the index run without a report")
 
     def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
               debounce: float = 0.5, on_event: OnEvent | None = None,

@@ -23,16 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from semlith.errors import SemlithError, StoreNotFound
+from semlith.errors import StoreNotFound, UnknownStore
 from semlith.store.catalog import CATALOG_NAME
 from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.types import Scope
 
 ALL = "*"
-
-
-class UnknownStore(SemlithError):
-    """A request named a store that does not exist (or is not served)."""
 
 
 @dataclass(frozen=True, slots=True)

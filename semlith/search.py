@@ -21,7 +21,7 @@ import numpy as np
 
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.recipes import relevance_floor
-from semlith.errors import ModelError, SemlithError
+from semlith.errors import ModelError, NothingSelected, SemlithError
 from semlith.image_index import IMAGE_SPACE
 from semlith.ingest.chunk import split_identifiers
 from semlith.ranking.context import Lists
@@ -56,10 +56,6 @@ class ImageQueries(Protocol):
 
     def embed_text(self, text: str) -> np.ndarray: ...
 
-
-
-class NothingSelected(SemlithError):
-    """The filters select no indexed file in any store."""
 
 
 def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] | None = None,

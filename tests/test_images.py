@@ -27,12 +27,11 @@ from starlette.testclient import TestClient
 
 from semlith.embed import clip
 from semlith.embed.clip import ClipEmbedder
-from semlith.errors import ModelError
+from semlith.errors import BadTarget, ModelError
 from semlith.indexer import Indexer
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
 from semlith.local import Engine, LocalLibrary
-from semlith.locators import BadTarget
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import SpaceRecord

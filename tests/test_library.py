@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from semlith.errors import StoreNotFound
+from semlith.errors import BadTarget, StoreNotFound, UnknownStore
 from semlith.local import LocalLibrary
-from semlith.locators import BadTarget, parse_target
-from semlith.scope import UnknownStore
+from semlith.locators import parse_target
 from semlith.settings import Settings
 from semlith.types import Scope
 from tests.conftest import HashEmbedder

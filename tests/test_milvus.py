@@ -20,9 +20,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from semlith.errors import BackendError, ModelError
+from semlith.errors import BackendError, BadTarget, ModelError
 from semlith.local import LocalLibrary
-from semlith.locators import BadTarget
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.milvus import MilvusSpace

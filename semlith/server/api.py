@@ -21,16 +21,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from semlith.errors import SemlithError
+from semlith.errors import BadRequest, SemlithError
 from semlith.library import Library
 from semlith.server.jsonrpc import BodyTooLarge
 from semlith.types import Filters, Progress, Scope
 
 PROGRESS_EVERY_S = 0.25  # progress lines sent to the CLI at most this often
-
-
-class BadRequest(ValueError):
-    """A request body that does not fit the method's arguments."""
 
 
 def _error(exc: Exception) -> dict[str, str]:

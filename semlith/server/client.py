@@ -10,17 +10,13 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from semlith.errors import SemlithError
+from semlith.errors import DaemonError
 from semlith.home import DAEMON_LOG, Discovery, read_discovery
 from semlith.private import make_private_folder, private_opener
 from semlith.settings import Settings
 
 START_SECONDS = 60.0
 RACE_SECONDS = 2.0
-
-
-class DaemonError(SemlithError):
-    """The daemon could not be reached or started, or failed in a way it did not explain."""
 
 
 def healthy(found: Discovery, timeout: float = 2.0) -> bool:

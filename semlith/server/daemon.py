@@ -24,7 +24,7 @@ import uvicorn
 
 from semlith import __version__
 from semlith.embed.text import Embedder
-from semlith.errors import SemlithError
+from semlith.errors import CannotServe
 from semlith.home import (
     StoreEntry,
     agent_key,
@@ -70,10 +70,6 @@ class _Server(uvicorn.Server):
         with super().capture_signals():
             yield
             self._captured_signals.clear()
-
-
-class CannotServe(SemlithError):
-    """The daemon cannot start (port taken, another daemon, no store)."""
 
 
 def bind(port: int) -> socket.socket:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from semlith.errors import DaemonError
 from semlith.home import Discovery, registered_stores
-from semlith.server.client import DaemonError, running, start_in_background
+from semlith.server.client import running, start_in_background
 from semlith.server.tools import ROOTS_HEADER, encode_roots
 from semlith.settings import Settings
 
