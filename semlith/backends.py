@@ -14,9 +14,8 @@ from semlith.home import register_store
 from semlith.locators import Target
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.store.catalog import ChunkRecord
 from semlith.store.milvus_target import MilvusTarget
-from semlith.types import Passage, StoreEntry
+from semlith.types import ChunkRecord, Passage, StoreEntry
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name
 

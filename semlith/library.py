@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from semlith.types import (
     Answer,
+    Definition,
     FileEntry,
     Filters,
     IndexReport,
@@ -30,7 +31,6 @@ from semlith.types import (
     Status,
     StoreEntry,
     StoreStats,
-    SymbolHit,
     Watched,
 )
 
@@ -61,7 +61,7 @@ class Library(Protocol):
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
-               ) -> list[SymbolHit]:
+               ) -> list[Definition]:
         """Every definition of `name` (`name`, `Type.method`, `Type::method`), best first:
         the exact qualified name, then qualified suffixes, then the rest; tests last."""
         ...

@@ -60,6 +60,7 @@ from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.symbols import find_symbols
 from semlith.types import (
     Answer,
+    Definition,
     FileEntry,
     Filters,
     IndexReport,
@@ -69,7 +70,6 @@ from semlith.types import (
     Status,
     StoreEntry,
     StoreStats,
-    SymbolHit,
     Watched,
 )
 
@@ -303,7 +303,7 @@ class LocalLibrary:
         return vector
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
-               ) -> list[SymbolHit]:
+               ) -> list[Definition]:
         with self._reading(scope) as (opened, _):
             return find_symbols(opened, name, limit)
 

@@ -25,6 +25,7 @@ from semlith.library import OnEvent, OnProgress, OnSkip
 from semlith.settings import Settings
 from semlith.types import (
     Answer,
+    Definition,
     FileEntry,
     Filters,
     IndexReport,
@@ -35,7 +36,6 @@ from semlith.types import (
     Status,
     StoreEntry,
     StoreStats,
-    SymbolHit,
     Watched,
     from_json,
 )
@@ -120,9 +120,9 @@ class RemoteLibrary:
         return Answer.from_json(self._call("search", body))
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
-               ) -> list[SymbolHit]:
+               ) -> list[Definition]:
         rows = self._call("symbol", {"name": name, "scope": scope.as_json(), "limit": limit})
-        return [from_json(SymbolHit, r) for r in rows]
+        return [from_json(Definition, r) for r in rows]
 
     def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
              include_image: bool = False) -> Passage:

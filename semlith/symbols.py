@@ -11,12 +11,12 @@ specialisations, shorter paths (less nested, less likely vendored) first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from semlith.roles import is_test
 from semlith.store import Store
-from semlith.store.query import EVERYTHING, Definition, Selection, definitions
-from semlith.types import SymbolHit
+from semlith.store.query import EVERYTHING, Selection, definitions
+from semlith.types import Definition
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:::|\.|#|->)[A-Za-z_$][\w$]*)*")
 _KIND_ORDER = {"class": 0, "struct": 0, "interface": 0, "enum": 0, "module": 1, "impl": 1,
@@ -104,16 +104,15 @@ def symbol_list(store: Store, query: str, want: int,
 
 
 def find_symbols(stores: list[tuple[str, Store]], text: str, limit: int = 50
-                 ) -> list[SymbolHit]:
+                 ) -> list[Definition]:
     """Every definition named `text` (`name`, `Type.method`, `Type::method`), ranked."""
     ident = Identifier(*_split(text.strip()), text=text.strip())
     if not ident.name:
         raise ValueError("the symbol name is empty")
     hits = []
     for label, store in stores:
-        hits += [SymbolHit(label, r.path, r.start_line, r.end_line, r.kind, r.name,
-                           r.qualname, r.signature)
-                 for r in lookup(store, ident, limit=limit, strict=False)]
+        hits += [replace(r, store=label) for r in lookup(store, ident, limit=limit,
+                                                           strict=False)]
     return hits[:limit]
 
 

@@ -124,8 +124,13 @@ class Answer(Value):
 
 
 @dataclass(frozen=True, slots=True)
-class SymbolHit(Located):
-    """One definition. `as_json()` is the `symbol --json` schema."""
+class Definition(Located):
+    """One definition: what `symbol` answers, and what a corpus finds by name.
+
+    `as_json()` is the `symbol --json` schema: the eight fields without `chunk_id` (the
+    chunk holding the definition, which only search needs). `store` is "" until the
+    store's label is known (a corpus answers for itself; the library labels).
+    """
 
     store: str
     path: str
@@ -135,6 +140,26 @@ class SymbolHit(Located):
     name: str
     qualname: str
     signature: str
+    chunk_id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        data = Value.as_json(self)
+        del data["chunk_id"]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as a reader gets it back, with its file's path."""
+
+    id: int
+    path: str
+    ordinal: int
+    start_line: int
+    end_line: int
+    kind: str
+    symbol: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)

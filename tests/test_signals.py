@@ -11,7 +11,7 @@ from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
 from semlith.ranking.weights import Weights
 from semlith.roles import Role, file_role
-from semlith.store.catalog import ChunkRecord
+from semlith.types import ChunkRecord
 
 
 def records(*paths_: str) -> dict[int, ChunkRecord]:

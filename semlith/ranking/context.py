@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from semlith.ranking.query import Query
 from semlith.ranking.weights import Weights
-from semlith.store.catalog import ChunkRecord
+from semlith.types import ChunkRecord
 
 Scores = dict[int, float]  # chunk id -> score; higher is better
 

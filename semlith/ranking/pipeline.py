@@ -12,7 +12,7 @@ from semlith.ranking.fusion import fuse
 from semlith.ranking.query import Query
 from semlith.ranking.select import order
 from semlith.ranking.weights import Weights
-from semlith.store.catalog import ChunkRecord
+from semlith.types import ChunkRecord
 
 Signal = Callable[[Scores, Context], Scores]
 SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from semlith.ingest.names import escape_name
-from semlith.types import Hit, Passage, SymbolHit
+from semlith.types import Definition, Hit, Passage
 
 _WORD = re.compile(r"\w+")
 
@@ -103,7 +103,7 @@ def passage(p: Passage) -> str:
     return f"{head}\n{body}{tail}"
 
 
-def definitions(hits: Sequence[SymbolHit], name: str, multi_store: bool) -> str:
+def definitions(hits: Sequence[Definition], name: str, multi_store: bool) -> str:
     if not hits:
         return f"No definition of {name!r}."
     return "\n".join(

@@ -1,6 +1,7 @@
 """One store on disk: catalog, vector shards, exact sidecar, writer lock."""
 
-from semlith.store.catalog import ChunkRecord, ChunkRow, FileRecord
+from semlith.store.catalog import ChunkRow, FileRecord
 from semlith.store.store import Store
+from semlith.types import ChunkRecord
 
 __all__ = ["ChunkRecord", "ChunkRow", "FileRecord", "Store"]

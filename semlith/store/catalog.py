@@ -25,6 +25,7 @@ import numpy as np
 
 from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.migrations import MIGRATIONS
+from semlith.types import ChunkRecord
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
 # 3: the keyword index is contentless, without token counts (migration 5, on open).
@@ -81,20 +82,6 @@ class SpaceRecord:
     model: str
     dim: int
     weights_sha256: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
-    """A chunk as a reader gets it back, with its file's path."""
-
-    id: int
-    path: str
-    ordinal: int
-    start_line: int
-    end_line: int
-    kind: str
-    symbol: str
-    text: str
 
 
 def fts_query(text: str) -> str:

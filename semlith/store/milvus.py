@@ -31,7 +31,6 @@ import numpy as np
 import xxhash
 
 from semlith.errors import BackendError, ModelError
-from semlith.store.catalog import ChunkRecord
 from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
 from semlith.store.milvus_target import (
     MilvusTarget,
@@ -41,7 +40,7 @@ from semlith.store.milvus_target import (
 )
 from semlith.store.query import ChunkExport
 from semlith.store.vectors import RESCORE_HEAD, checked
-from semlith.types import Filters
+from semlith.types import ChunkRecord, Filters
 
 VARCHAR_MAX = 65_535  # bytes: Milvus's VARCHAR limit
 PATH_MAX = 4_096

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from semlith.languages import resolve_language
-from semlith.store.catalog import Catalog, ChunkRecord, glob_escape
-from semlith.types import Filters
+from semlith.store.catalog import Catalog, glob_escape
+from semlith.types import ChunkRecord, Definition, Filters
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,29 +139,15 @@ def exported_chunks(catalog: Catalog, ids: Sequence[int]) -> list[ChunkExport]:
     return [ChunkExport(*row) for row in rows]
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
-    """A row of `symbols` with its file's path."""
-
-    chunk_id: int | None
-    path: str
-    start_line: int
-    end_line: int
-    kind: str
-    name: str
-    qualname: str
-    signature: str
-
-
 def definitions(catalog: Catalog, name: str, sel: Selection = EVERYTHING,
                 limit: int = 500) -> list[Definition]:
     """Definitions whose name is `name` (case-insensitive) within the selection."""
     rows = catalog.db.execute(
-        "SELECT s.chunk_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname,"
-        " s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+        "SELECT f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname,"
+        " s.signature, s.chunk_id FROM symbols s JOIN files f ON f.id = s.file_id"
         f" WHERE s.name = ? COLLATE NOCASE AND ({sel.where}) LIMIT ?",
         [name, *sel.params, limit]).fetchall()
-    return [Definition(*row) for row in rows]
+    return [Definition("", *row) for row in rows]
 
 
 def paths_under(catalog: Catalog, rel: str) -> list[str]:

@@ -27,13 +27,14 @@ import numpy as np
 from semlith.errors import BackendError, ModelError, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
-from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, ChunkRecord, SpaceRecord
+from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
 from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget
 from semlith.store.query import exported_chunks
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
+from semlith.types import ChunkRecord
 
 GITIGNORE = ".gitignore"
 SPACES_DIR = "spaces"
