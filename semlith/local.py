@@ -43,7 +43,6 @@ from semlith.indexer import Indexer, content_hash
 from semlith.ingest.walk import Skipped
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.locators import Target, parse_target
-from semlith.ranking.weights import Weights
 from semlith.scope import (
     Known,
     Resolved,
@@ -72,6 +71,7 @@ from semlith.types import (
     StoreStats,
     Watched,
 )
+from semlith.weights import Weights
 
 if TYPE_CHECKING:
     from semlith.embed.clip import ClipEmbedder

@@ -27,7 +27,6 @@ from semlith.ingest.chunk import split_identifiers
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import DEPTH, rank
 from semlith.ranking.query import Query, analyse
-from semlith.ranking.weights import Weights
 from semlith.store import Store
 from semlith.store import query as q
 from semlith.store.catalog import fts_query
@@ -35,6 +34,7 @@ from semlith.store.query import Selection
 from semlith.symbols import symbol_list
 from semlith.text import STOPWORDS, stem
 from semlith.types import Filters, Hit
+from semlith.weights import Weights
 
 RRF_K = 60
 MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from semlith.embed.pool import EmbedderPool
-from semlith.ranking.weights import Weights
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.weights import Weights
 from tests.conftest import HashEmbedder, add_file
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"

@@ -9,9 +9,9 @@ from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.pipeline import rank
 from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
-from semlith.ranking.weights import Weights
 from semlith.roles import Role, file_role
 from semlith.types import ChunkRecord
+from semlith.weights import Weights
 
 
 def records(*paths_: str) -> dict[int, ChunkRecord]:

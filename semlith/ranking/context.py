@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from semlith.ranking.query import Query
-from semlith.ranking.weights import Weights
 from semlith.types import ChunkRecord
+from semlith.weights import Weights
 
 Scores = dict[int, float]  # chunk id -> score; higher is better
 

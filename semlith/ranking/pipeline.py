@@ -11,8 +11,8 @@ from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.fusion import fuse
 from semlith.ranking.query import Query
 from semlith.ranking.select import order
-from semlith.ranking.weights import Weights
 from semlith.types import ChunkRecord
+from semlith.weights import Weights
 
 Signal = Callable[[Scores, Context], Scores]
 SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]
