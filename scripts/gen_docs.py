@@ -34,8 +34,7 @@ def cli_reference() -> str:
 
 
 def configuration() -> str:
-    from semlith.ingest.extract import MAX_TEXT_CHARS
-    from semlith.ingest.formats.limits import LIMITS_DOC
+    from semlith.ingest.formats.limits import LIMITS_DOC, MAX_TEXT_CHARS
 
     rows = "\n".join(f"| `{name}` | {text} |" for name, text in SETTINGS_DOC.items())
     limits = "\n".join(f"| `{name}` | {value} | {text} |"

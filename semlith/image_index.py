@@ -21,7 +21,7 @@ import numpy as np
 
 from semlith.errors import ModelError
 from semlith.ingest.chunk import split_identifiers
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 from semlith.store import ChunkRow, Store
 
 IMAGE_SPACE = "image"

@@ -33,8 +33,8 @@ from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.document import read_document
-from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats import is_document
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name

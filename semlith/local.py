@@ -287,7 +287,7 @@ class LocalLibrary:
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside
         an indexed root; for a person, any file they can read."""
-        from semlith.ingest.extract import Unreadable
+        from semlith.ingest.formats.limits import Unreadable
         from semlith.ingest.images import read_image
 
         path = Path(image).expanduser()
@@ -537,7 +537,8 @@ def _passage(label: str, store: Store, target: Target, max_lines: int,
              include_image: bool = False) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
     from semlith.ingest.document import Withheld, document_text
-    from semlith.ingest.extract import Unreadable, is_extracted
+    from semlith.ingest.extract import is_extracted
+    from semlith.ingest.formats.limits import Unreadable
     from semlith.ingest.images import is_image
     from semlith.ingest.reading import limit_for, read_file
     from semlith.ingest.walk import is_opted_in
@@ -579,7 +580,7 @@ def _image_passage(label: str, rel: str, data: bytes, include_image: bool,
     """An image file read: its metadata as one line, and its downscaled copy if asked."""
     import base64
 
-    from semlith.ingest.extract import Unreadable
+    from semlith.ingest.formats.limits import Unreadable
     from semlith.ingest.images import preview, read_image
 
     try:

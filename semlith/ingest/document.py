@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from semlith.ingest.extract import Unreadable, extract_text
+from semlith.ingest.extract import extract_text
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.secrets import redact, secret_content
 
 

@@ -20,12 +20,12 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
 from semlith.ingest.formats import FORMATS  # the table only; readers load when used
+from semlith.ingest.formats.limits import MAX_TEXT_CHARS, Unreadable
 from semlith.languages import language_of
 
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
-MAX_TEXT_CHARS = 4_000_000  # bound on any extractor's output
 MAX_PDF_PAGES = 2_000
 MAX_OUTPUT_CHARS = 1_000  # text outputs kept per notebook cell
 BINARY_SNIFF_BYTES = 8 << 10
@@ -38,10 +38,6 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
     (codecs.BOM_UTF8, "utf-8-sig"),
 )
-
-
-class Unreadable(Exception):
-    """A file whose text cannot be extracted; str(exc) is the reason shown to users."""
 
 
 class Binary(Unreadable):

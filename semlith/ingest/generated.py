@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 
 from semlith.ingest.document import Withheld
-from semlith.ingest.extract import Binary, Unreadable, is_extracted
+from semlith.ingest.extract import Binary, is_extracted
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.walk import SkipReason
 from semlith.languages import language_of
 

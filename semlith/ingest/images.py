@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp",
                               ".tif", ".tiff"})

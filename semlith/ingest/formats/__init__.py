@@ -88,7 +88,7 @@ def extract_document(language: str, data: bytes, depth: int = 0) -> str:
         Unreadable: the reader is not installed, or the file is corrupt, encrypted or
             hostile beyond what partial text can answer (see limits.py).
     """
-    from semlith.ingest.extract import MAX_TEXT_CHARS, Unreadable
+    from semlith.ingest.formats.limits import MAX_TEXT_CHARS, Unreadable
     from semlith.ingest.formats.text import Text, TextFull
     from semlith.ingest.formats.xmlstream import XmlLimit
 

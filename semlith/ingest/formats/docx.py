@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.formats.ooxml import elements, main_part
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.text import Text, cell_text, one_line

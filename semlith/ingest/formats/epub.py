@@ -11,8 +11,8 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import unquote
 
-from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats.html import html_blocks
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.formats.ooxml import elements
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.text import Text

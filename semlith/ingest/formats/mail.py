@@ -18,7 +18,7 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
-from semlith.ingest.extract import Unreadable, extract_text
+from semlith.ingest.extract import extract_text  # an attachment is a file in itself
 from semlith.ingest.formats.html import html_blocks
 from semlith.ingest.formats.limits import (
     MAX_ATTACHMENT_BYTES,
@@ -26,6 +26,7 @@ from semlith.ingest.formats.limits import (
     MAX_MBOX_MESSAGES,
     MAX_MESSAGE_BYTES,
     MAX_NESTING,
+    Unreadable,
 )
 from semlith.ingest.formats.text import Text, one_line
 from semlith.ingest.formats.xmlstream import Budget

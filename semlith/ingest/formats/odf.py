@@ -11,8 +11,7 @@ lists encryption data for content.xml) is skipped as password-protected.
 
 from __future__ import annotations
 
-from semlith.ingest.extract import Unreadable
-from semlith.ingest.formats.limits import MAX_ROW_CELLS
+from semlith.ingest.formats.limits import MAX_ROW_CELLS, Unreadable
 from semlith.ingest.formats.ooxml import elements
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.sheet import SheetFull, SheetWriter

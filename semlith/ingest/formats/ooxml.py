@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.xmlstream import Budget, parse_xml, tag
 

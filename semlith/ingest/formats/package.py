@@ -16,13 +16,13 @@ import zipfile
 import zlib
 from typing import IO
 
-from semlith.ingest.extract import Unreadable
 from semlith.ingest.formats.limits import (
     MAX_EXPANDED_BYTES,
     MAX_MEMBER_BYTES,
     MAX_RATIO,
     MAX_ZIP_ENTRIES,
     RATIO_FLOOR_BYTES,
+    Unreadable,
 )
 from semlith.ingest.formats.xmlstream import XmlLimit
 

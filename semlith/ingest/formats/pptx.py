@@ -7,7 +7,7 @@ the prose a deck leaves out.
 
 from __future__ import annotations
 
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.formats.ooxml import R_ID, elements, main_part, relations
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.text import Text, cell_text, one_line

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from striprtf.striprtf import rtf_to_text
 
-from semlith.ingest.extract import Unreadable
+from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.formats.text import Text
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from semlith.ingest.extract import MAX_TEXT_CHARS
+from semlith.ingest.formats.limits import MAX_TEXT_CHARS
 
 _STRUCTURE = re.compile(r"^(#|\s*```|\s*~~~)")
 _SPACES = re.compile(r"\s+")

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from semlith.ingest.extract import Unreadable
-from semlith.ingest.formats.limits import MAX_ROW_CELLS, MAX_SHARED_STRINGS
+from semlith.ingest.formats.limits import MAX_ROW_CELLS, MAX_SHARED_STRINGS, Unreadable
 from semlith.ingest.formats.ooxml import R_ID, elements, main_part, relations
 from semlith.ingest.formats.package import Package
 from semlith.ingest.formats.sheet import SheetFull, SheetWriter

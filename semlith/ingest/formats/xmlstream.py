@@ -13,8 +13,7 @@ import pyexpat
 from collections.abc import Callable
 from typing import Protocol
 
-from semlith.ingest.extract import Unreadable
-from semlith.ingest.formats.limits import MAX_XML_DEPTH, MAX_XML_ELEMENTS
+from semlith.ingest.formats.limits import MAX_XML_DEPTH, MAX_XML_ELEMENTS, Unreadable
 
 _PIECE = 64 << 10
 
