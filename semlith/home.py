@@ -39,14 +39,17 @@ def _write_private(path: Path, text: str) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class StoreEntry:
+class RegisteredStore:
+    """A store's line in SEMLITH_HOME/stores.json (`types.StoreEntry` is what `stores`
+    answers about it)."""
+
     folder: str  # the store folder (absolute)
     root: str  # the folder it indexes
     model: str
     name: str
 
 
-def registered_stores(home: Path) -> list[StoreEntry]:
+def registered_stores(home: Path) -> list[RegisteredStore]:
     """Stores `semlith index` has written, in registration order (missing ones included)."""
     try:
         data = json.loads((home / REGISTRY).read_text())
@@ -55,14 +58,14 @@ def registered_stores(home: Path) -> list[StoreEntry]:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{str(home / REGISTRY)!r} is unreadable ({exc}); "
                          "fix or delete it, then index again") from None
-    return [StoreEntry(**{k: str(e.get(k, "")) for k in ("folder", "root", "model", "name")})
+    return [RegisteredStore(**{k: str(e.get(k, "")) for k in ("folder", "root", "model", "name")})
             for e in data.get("stores", []) if isinstance(e, dict) and e.get("folder")]
 
 
 _REGISTERING = threading.Lock()  # two index runs of one process register one at a time
 
 
-def register_store(home: Path, entry: StoreEntry) -> None:
+def register_store(home: Path, entry: RegisteredStore) -> None:
     """Add or update a store in the registry (keyed by its folder)."""
     with _REGISTERING:
         entries = [e for e in registered_stores(home) if e.folder != entry.folder]

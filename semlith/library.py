@@ -8,22 +8,26 @@
   which is itself a `LocalLibrary` behind thin routes.
 
 Adapters parse their input, call one method, and format the result; they import only
-this module and `semlith.types`. `open_library` is how an adapter gets one: the daemon's
-when one runs (its model is loaded and it is the stores' writer), else a local one.
+this module, `semlith.types` and `semlith.errors`. This module is the protocol only and
+imports nothing but the value types: `semlith.connect.open_library` is how an adapter
+gets an implementation (the daemon's when one runs, else a local one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from threading import Event
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from semlith.types import (
     Answer,
     Definition,
     FileEntry,
     Filters,
+    FormatEntry,
     IndexReport,
+    LanguageEntry,
+    ModelEntry,
     Passage,
     Progress,
     Scope,
@@ -34,14 +38,12 @@ from semlith.types import (
     Watched,
 )
 
-if TYPE_CHECKING:
-    from semlith.embed.text import Embedder
-    from semlith.settings import Settings
-
 MAX_K = 10_000  # SQLite binds 64-bit integers; a larger k only wastes memory
 OnProgress = Callable[[Progress], None]
 OnSkip = Callable[[str, str, str], None]  # (path, reason, detail)
 OnEvent = Callable[[str], None]  # one line for a person: what a watcher did
+# name -> a text model (`semlith.embed.text.Embedder`); tests pass a deterministic one
+EmbedderFactory = Callable[[str], Any]
 
 
 class Library(Protocol):
@@ -121,20 +123,20 @@ class Library(Protocol):
         """The running daemon; `DaemonNotRunning` when there is none."""
         ...
 
-    def close(self) -> None:
+    def models(self) -> list[ModelEntry]:
+        """The embedding models this installation can use, and their state."""
         ...
 
+    def fetch_model(self, name: str, *, build: bool = False) -> str:
+        """Build recipe model `name` from its installed package (`build`, offline) or
+        download it (needs network); one line saying what was done."""
+        ...
 
-def open_library(settings: Settings, *,
-                 embedder_factory: Callable[[str], Embedder] | None = None,
-                 daemon: bool = True) -> Library:
-    """The running daemon's library when one answers (and `daemon`), else a local one."""
-    if daemon:
-        from semlith.remote import RemoteLibrary
+    def languages(self) -> list[LanguageEntry]:
+        ...
 
-        remote = RemoteLibrary.connect(settings)
-        if remote is not None:
-            return remote
-    from semlith.local import LocalLibrary
+    def formats(self) -> list[FormatEntry]:
+        ...
 
-    return LocalLibrary(settings, embedder_factory=embedder_factory)
+    def close(self) -> None:
+        ...

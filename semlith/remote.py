@@ -21,6 +21,7 @@ from typing import Any
 
 from semlith import errors
 from semlith.home import Discovery, control_key
+from semlith.inventory import Installation
 from semlith.library import OnEvent, OnProgress, OnSkip
 from semlith.settings import Settings
 from semlith.types import (
@@ -59,7 +60,7 @@ def _here(paths: Sequence[str]) -> list[str]:
     return list(paths) or [os.getcwd()]
 
 
-class RemoteLibrary:
+class RemoteLibrary(Installation):
     """`semlith.library.Library` answered by the daemon that `found` describes."""
 
     def __init__(self, settings: Settings, found: Discovery) -> None:
@@ -70,7 +71,7 @@ class RemoteLibrary:
     @classmethod
     def connect(cls, settings: Settings) -> RemoteLibrary | None:
         """The running daemon's library, or None when no daemon answers."""
-        from semlith.server.client import running
+        from semlith.daemon_client import running
 
         found = running(settings)
         return None if found is None else cls(settings, found)
@@ -171,7 +172,7 @@ class RemoteLibrary:
     def attach(self, backend: str) -> StoreEntry:
         # Attaching writes only SEMLITH_HOME (a mirror's folder and the registry), which
         # the daemon follows: no daemon call is needed.
-        from semlith.backends import attach_mirror
+        from semlith.local.sources import attach_mirror
 
         return attach_mirror(self.settings, backend)
 

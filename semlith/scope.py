@@ -20,11 +20,12 @@ name a store folder that was never registered.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
 from semlith.errors import StoreNotFound, UnknownStore
-from semlith.store.catalog import CATALOG_NAME
+from semlith.store import Store
 from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.types import Scope
 
@@ -46,13 +47,23 @@ class Resolved:
     note: str = ""  # set when the scope fell back to every store
 
 
+def unique_label(name: str, taken: Container[str]) -> str:
+    """`name`, or `name#2`, `name#3`... : the first that is not `taken` (two stores of one
+    name are told apart in every answer by this label)."""
+    label, n = name, 2
+    while label in taken:
+        label, n = f"{name}#{n}", n + 1
+    return label
+
+
 def label_stores(entries: list[tuple[str, Path, Path | None]]) -> list[Known]:
     """Known stores from (name, folder, root), names made unique with `#2`, `#3`."""
-    seen: dict[str, int] = {}
-    out = []
+    out: list[Known] = []
+    labels: set[str] = set()
     for name, folder, root in entries:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(Known(name if seen[name] == 1 else f"{name}#{seen[name]}", folder, root))
+        label = unique_label(name, labels)
+        labels.add(label)
+        out.append(Known(label, folder, root))
     return out
 
 
@@ -126,9 +137,9 @@ def _around(near: list[Path], known: list[Known], registered_only: bool) -> list
 
 
 def _store_folder(path: Path) -> Path | None:
-    if (path / CATALOG_NAME).is_file():
+    if Store.exists(path):
         return path.resolve()
-    if (path / STORE_DIRNAME / CATALOG_NAME).is_file():
+    if Store.exists(path / STORE_DIRNAME):
         return (path / STORE_DIRNAME).resolve()
     return None
 

@@ -1,17 +1,16 @@
 """Hybrid retrieval: dense + keyword lists per store, fused by reciprocal rank fusion.
 
-Filters become one SQL condition over `files` and apply before top-k in both lists:
-the keyword list joins on it, the dense list scans an allowlist of the selected chunk
-ids (or, when the filter selects most of the store, over-fetches and checks). Several
-stores answer one query: one query embedding per distinct model, hits merged by score
-and labelled by store.
+The query is analysed once (`ranking.query.analyse`: its words, FTS terms, identifiers)
+and that `Query` is what every list and signal reads. Each store answers through its
+`Corpus` (semlith/store/corpus.py): filters compiled once into a `Selection` apply
+before top-k in every list. Several stores answer one query: one query embedding per
+distinct model, hits merged by score and labelled by store.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
@@ -23,29 +22,16 @@ from semlith.embed.pool import EmbedderPool
 from semlith.embed.recipes import relevance_floor
 from semlith.errors import ModelError, NothingSelected, SemlithError
 from semlith.image_index import IMAGE_SPACE
-from semlith.ingest.chunk import split_identifiers
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import DEPTH, rank
 from semlith.ranking.query import Query, analyse
 from semlith.store import Store
-from semlith.store import query as q
-from semlith.store.catalog import fts_query
 from semlith.store.query import Selection
 from semlith.symbols import symbol_list
-from semlith.text import STOPWORDS, stem
 from semlith.types import Filters, Hit
 from semlith.weights import Weights
 
 RRF_K = 60
-MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
-# ...in a store of at least this many chunks: in a handful every word of the query is in
-# most of them, and a one-page store answered no keyword list at all.
-MIN_DF_CHUNKS = 50
-_TOKEN = re.compile(r"[^\W_]+")
-# An allowlist is cheap to scan but costs a row per selected chunk to build; past this
-# share of the store, over-fetch and check instead.
-ALLOWLIST_MAX_SHARE = 0.15
-ALLOWLIST_MAX_ROWS = 20_000
 log = logging.getLogger(__name__)
 
 
@@ -56,33 +42,6 @@ class ImageQueries(Protocol):
 
     def embed_text(self, text: str) -> np.ndarray: ...
 
-
-
-def keyword_query(text: str, doc_counts: Callable[[list[str]], dict[str, int]] | None = None,
-                  total: int = 0) -> str:
-    """The FTS5 query for user text: its words minus stopwords (all words if none left).
-
-    With `doc_counts` (term -> chunks holding it) and the store's chunk count, words in
-    more than MAX_DF of the chunks are dropped too: their idf is near zero, yet bm25 must
-    score every chunk holding them (see docs/performance.md). Empty when nothing is left.
-    """
-    words = [w for w in fts_query(text).split(" OR ") if w.strip('"') not in STOPWORDS]
-    words = words or [w for w in fts_query(text).split(" OR ") if w]
-    if doc_counts is None or total < MIN_DF_CHUNKS or not words:
-        return " OR ".join(words)
-    tokens = {w: _TOKEN.findall(w.strip('"').lower()) for w in words}
-    # The index holds Porter stems; look a word up as typed and as (Snowball) stemmed,
-    # which agree on nearly every word, and take the commoner.
-    forms = {t: (t, stem(t)) for parts in tokens.values() for t in parts}
-    counts = doc_counts(sorted({f for pair in forms.values() for f in pair}))
-    limit = MAX_DF * total
-
-    def count(token: str) -> int:
-        return max(counts.get(form, 0) for form in forms[token])
-
-    # A quoted word holding several tokens is a phrase: as rare as its rarest token.
-    kept = [w for w, parts in tokens.items() if min(map(count, parts), default=0) <= limit]
-    return " OR ".join(kept)
 
 
 class Searcher:
@@ -123,27 +82,27 @@ class Searcher:
         self.failed, self._errors = [], []
         chosen = []
         for label, store in self.stores:
-            with self._isolated(label):
-                selected = q.count_selected(store.catalog, sel) \
-                    if filters and not store.mirror else None  # a mirror: Milvus filters
+            with self._isolated(label):  # a corpus that filters itself counts None
+                selected = store.corpus.selected(sel) if filters else None
                 if selected != 0:
                     chosen.append((label, store, selected))
         if filters and not chosen and not self.failed:
             raise NothingSelected(f"the filters ({filters.describe()}) select no indexed file")
         text = image is None
-        keyword = [self._start(_keyword, store, query, want, sel) if text else None
-                   for _, store, _ in chosen]
         analysed = analyse(query)
+        keyword = [self._start(store.corpus.keyword, analysed, want, sel) if text else None
+                   for _, store, _ in chosen]
         vectors: dict[str, np.ndarray] = {}
         hits: list[Hit] = []
         for (label, store, selected), pending in zip(chosen, keyword, strict=True):
+            corpus = store.corpus
             with self._isolated(label):  # (a store whose count failed is not chosen)
-                named = symbol_list(store, query, want, sel) \
+                named = symbol_list(corpus, analysed.identifiers, want, sel) \
                     if self.weights.symbol and text else {}
-                if text and store.model not in vectors and store.has_chunks():
+                if text and store.model not in vectors and corpus.has_chunks():
                     vectors[store.model] = self.embedders.embed_query(store.model, query)
                 vector = vectors.get(store.model)
-                dense = [] if vector is None else _dense(store, vector, want, sel, selected)
+                dense = [] if vector is None else corpus.dense(vector, want, sel, selected)
                 pictures = self._image_list(store, query, want, sel, selected)
                 # A dense list shorter than asked holds every chunk of the selection.
                 lists = Lists(dense, pending.result() if pending else [], named, pictures,
@@ -184,7 +143,7 @@ class Searcher:
             return []
         if self._image_query is None:
             self._image_query = model.embed_text(query)
-        return _dense(store, self._image_query, want, sel, selected, IMAGE_SPACE)
+        return store.corpus.dense(self._image_query, want, sel, selected, IMAGE_SPACE)
 
     def _start(self, func: Callable[..., Any], *args: Any) -> Future[Any]:
         if self.executor is not None:
@@ -198,7 +157,7 @@ class Searcher:
 
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:
         """One store's hits. A chunk found by name is labelled with that definition."""
-        records = store.chunk_records(lists.ids())
+        records = store.corpus.records(lists.ids())
         hits = []
         for cid, score in rank(query, lists, records, self.weights)[:k]:
             rec = records[cid]
@@ -216,28 +175,3 @@ def _evidence(lists: Lists, floor: float | None) -> bool:
     if lists.keyword or lists.symbol or lists.image:
         return True
     return bool(lists.dense) and (floor is None or lists.dense[0][1] >= floor)
-
-
-def _dense(store: Store, vector: np.ndarray, want: int, sel: Selection,
-           selected: int | None, space: str = "text") -> list[tuple[int, float]]:
-    if store.remote is not None and space == "text":  # Milvus filters by expression
-        return store.remote.search(vector, want, filters=sel.filters)
-    if selected is None:
-        return store.dense_search(vector, want, live=False, space=space)
-    total = store.catalog.chunk_count() or 1
-    if selected <= ALLOWLIST_MAX_ROWS or selected <= ALLOWLIST_MAX_SHARE * total:
-        allow = q.selected_ids(store.catalog, sel)
-        return store.dense_search(vector, want, allowlist=allow, live=False, space=space)
-    # Most of the store is selected: over-fetch, keep the selected, fall back if short.
-    over = store.dense_search(vector, min(total, int(want * 2 * total / selected) + want),
-                              live=False, space=space)  # the filter below keeps live chunks
-    keep = q.keep_selected(store.catalog, [i for i, _ in over], sel)
-    return [(i, score) for i, score in over if i in keep][:want]
-
-
-def _keyword(store: Store, query: str, want: int, sel: Selection) -> list[tuple[int, float]]:
-    if store.remote is not None:  # Milvus's BM25 over the same words the catalog indexes
-        return store.remote.keyword(f"{query}\n{split_identifiers(query)}", want, sel.filters)
-    catalog = store.catalog
-    fts = keyword_query(query, catalog.document_counts, catalog.chunk_count())
-    return q.keyword_ids(catalog, fts, want, sel) if fts else []

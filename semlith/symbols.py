@@ -11,11 +11,13 @@ specialisations, shorter paths (less nested, less likely vendored) first.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from semlith.roles import is_test
 from semlith.store import Store
-from semlith.store.query import EVERYTHING, Selection, definitions
+from semlith.store.corpus import Corpus
+from semlith.store.query import EVERYTHING, Selection
 from semlith.types import Definition
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:::|\.|#|->)[A-Za-z_$][\w$]*)*")
@@ -48,14 +50,14 @@ def _camel(word: str) -> bool:
     return bool(re.search(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]", word))
 
 
-def lookup(store: Store, ident: Identifier, *, sel: Selection = EVERYTHING,
+def lookup(corpus: Corpus, ident: Identifier, *, sel: Selection = EVERYTHING,
            limit: int = 20, strict: bool = True) -> list[Definition]:
     """Definitions named by `ident`, ranked (see the module docstring).
 
     `strict` keeps only the best tier (exact spelling, then matching qualifier) when
     any definition reaches it; otherwise those tiers just rank first.
     """
-    rows = definitions(store.catalog, ident.name, sel)
+    rows = corpus.definitions(ident.name, sel)
     qualifier = ident.qualifier.lower()
 
     def qualified(row: Definition) -> bool:
@@ -87,17 +89,18 @@ def _specialised(name: str, signature: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\s*<", signature or "") is not None
 
 
-def symbol_list(store: Store, query: str, want: int,
+def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
                 sel: Selection = EVERYTHING) -> dict[int, tuple[str, str]]:
-    """Chunk id -> (name, kind) of the definitions a query names, best first."""
+    """Chunk id -> (name, kind) of the definitions a query's identifiers name, best first."""
     found: dict[int, tuple[str, str]] = {}
-    if store.mirror and store.remote is not None:  # the definitions table is elsewhere
-        for ident in identifiers(query):
-            for rec in store.remote.definitions(ident.name, want, sel.filters):
-                found.setdefault(rec.id, (rec.symbol, rec.kind))
+    if not corpus.indexes_definitions:  # the chunks' symbols, in the engine's order
+        for ident in idents:
+            for row in corpus.definitions(ident.name, sel, want):
+                if row.chunk_id is not None:
+                    found.setdefault(row.chunk_id, (row.name, row.kind))
         return dict(list(found.items())[:want])
-    for ident in identifiers(query):
-        for row in lookup(store, ident, sel=sel, limit=want):
+    for ident in idents:
+        for row in lookup(corpus, ident, sel=sel, limit=want):
             if row.chunk_id is not None and row.chunk_id not in found:
                 found[row.chunk_id] = (row.name, row.kind)
     return dict(list(found.items())[:want])
@@ -105,14 +108,16 @@ def symbol_list(store: Store, query: str, want: int,
 
 def find_symbols(stores: list[tuple[str, Store]], text: str, limit: int = 50
                  ) -> list[Definition]:
-    """Every definition named `text` (`name`, `Type.method`, `Type::method`), ranked."""
+    """Every definition named `text` (`name`, `Type.method`, `Type::method`), ranked.
+    A corpus without a definitions table (a mirror) has none to list."""
     ident = Identifier(*_split(text.strip()), text=text.strip())
     if not ident.name:
         raise ValueError("the symbol name is empty")
     hits = []
     for label, store in stores:
-        hits += [replace(r, store=label) for r in lookup(store, ident, limit=limit,
-                                                           strict=False)]
+        if store.corpus.indexes_definitions:
+            hits += [replace(r, store=label)
+                     for r in lookup(store.corpus, ident, limit=limit, strict=False)]
     return hits[:limit]
 
 

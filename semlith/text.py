@@ -7,8 +7,10 @@ import re
 
 from py_rust_stemmers import SnowballStemmer
 
-from semlith.ingest.chunk import CAMEL
-
+# The parts of an identifier: `parseHTTPResponse` -> parse, HTTP, Response. The same
+# pattern splits identifiers for the keyword index (ingest/chunk.py's CAMEL, which a test
+# keeps equal to this one: text.py is below ingest/ and cannot import it).
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 STOPWORDS = frozenset("""
     a an and are as at be by does do for from how i in is it of on or that the this to was
     what when where which who why will with""".split())

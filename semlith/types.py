@@ -7,6 +7,7 @@ CLI, the MCP tools and `/api` cannot drift apart. Nothing here does I/O.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar, cast
 
@@ -235,6 +236,21 @@ class StoreStats(Value):
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
     spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
 
+    @property
+    def watch_line(self) -> str:
+        """One line for `stats`: how the root is watched, what is pending, the last
+        batch ("" when no daemon watches it)."""
+        state = self.watch
+        if not state:
+            return ""
+        when = (time.strftime("%H:%M:%S", time.localtime(state["last_batch_at"]))
+                if state.get("last_batch_at") else "never")
+        line = (f"watch: {state['mode']}, {state['pending']} pending, last batch {when}"
+                + (f": {state['last_batch']}" if state.get("last_batch") else ""))
+        if state.get("last_error"):
+            line += f"; last error: {state['last_error']}"
+        return line
+
 
 @dataclass(slots=True)
 class IndexReport(Value):
@@ -324,3 +340,38 @@ class Status(Value):
     searches: int
     stores: dict[str, dict[str, Any]]  # name -> folder, root, model, indexing, watch
     not_served: dict[str, str]  # store folder -> why
+
+
+@dataclass(frozen=True, slots=True)
+class ModelEntry(Value):
+    """An embedding model this installation can use (`semlith models`)."""
+
+    name: str
+    dim: int
+    state: str  # built | not built | needs <install> | downloaded | download | ...
+    size_mb: float | None  # on disk when built or downloaded, else the measured build size
+    speed: str  # measured indexing and query speed, or ""
+    source: str  # where the weights come from
+    default: bool = False
+    images: bool = False  # the image model (CLIP), not a text one
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageEntry(Value):
+    """A language semlith recognises (`semlith languages`): how its files are cut."""
+
+    name: str
+    strategy: str  # definitions | headings | lines
+    names: tuple[str, ...]  # extensions and file names
+
+
+@dataclass(frozen=True, slots=True)
+class FormatEntry(Value):
+    """A document format (`semlith formats`): what reads it, whether that is installed."""
+
+    language: str
+    extensions: tuple[str, ...]
+    package: str
+    installed: bool
+    note: str = ""  # how to install the reader when it is missing
+

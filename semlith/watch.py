@@ -64,17 +64,6 @@ class WatchState:
         return asdict(self)
 
 
-def describe_watch(state: dict[str, Any]) -> str:
-    """One line for `stats`: how the root is watched, what is pending, the last batch."""
-    when = (time.strftime("%H:%M:%S", time.localtime(state["last_batch_at"]))
-            if state.get("last_batch_at") else "never")
-    line = (f"watch: {state['mode']}, {state['pending']} pending, last batch {when}"
-            + (f": {state['last_batch']}" if state.get("last_batch") else ""))
-    if state.get("last_error"):
-        line += f"; last error: {state['last_error']}"
-    return line
-
-
 class StoreWatcher:
     """Watches one root and feeds `run_batch` with debounced batches on its own thread."""
 

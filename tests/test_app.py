@@ -24,8 +24,8 @@ from starlette.testclient import TestClient
 
 from semlith.home import agent_key, control_key, registered_stores
 from semlith.local import Engine, LocalLibrary
+from semlith.local.fleet import Fleet
 from semlith.server.app import MAX_BODY, Keys, create_app
-from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 

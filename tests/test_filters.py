@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from semlith.search import keyword_query
+from semlith.store.keywords import keyword_query
 from semlith.store.query import Selection
 from semlith.text import path_words, stem
 from semlith.types import Filters

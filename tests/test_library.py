@@ -255,7 +255,7 @@ def test_a_store_failing_mid_search_is_named_and_the_others_answer(
 
     from semlith.home import registered_stores
     from semlith.local import Engine
-    from semlith.server.fleet import Fleet
+    from semlith.local.fleet import Fleet
 
     engine = Engine(settings, lambda n: HashEmbedder(n))
     fleet = Fleet(engine, follow_registry=False)

@@ -101,7 +101,7 @@ for name in ("one", "two", "three"):
                     ignore=shutil.ignore_patterns(".semlith"))
     library.index([str(tmp / name)])
 library.close()
-from semlith.server.fleet import Fleet
+from semlith.local.fleet import Fleet
 from semlith.local import Engine
 from semlith.home import registered_stores
 engine = Engine(settings, embedder_factory=lambda n: HashEmbedder(n))
@@ -213,7 +213,7 @@ def test_the_fleet_hands_memory_back_once_calls_go_quiet(
     """A burst's freed memory stayed with the daemon for good; once calls stop for a
     while the fleet trims the heap, once per quiet spell."""
     from semlith.local import Engine
-    from semlith.server import fleet as fleet_module
+    from semlith.local import fleet as fleet_module
     from semlith.settings import Settings
     from tests.conftest import HashEmbedder
 

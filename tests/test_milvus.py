@@ -24,6 +24,7 @@ from semlith.errors import BackendError, BadTarget, ModelError
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.store.catalog import CATALOG_NAME
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget, milvus_filter
 from semlith.types import Filters, Scope
@@ -68,9 +69,9 @@ def _indexed(tmp_path: Path, settings: Settings, backend: str,
 
 def _rows(store: Store) -> tuple[int, set[int]]:
     """(rows of the store's repo in Milvus, their local ids)."""
-    assert store.remote is not None
-    ids = set(store.remote._local_ids())
-    return store.remote.stats()["exact_records"], ids
+    assert store.vectors is not None
+    ids = set(store.vectors._local_ids())
+    return store.vectors.stats()["exact_records"], ids
 
 
 def _catalog_ids(store: Store) -> set[int]:
@@ -169,12 +170,12 @@ def test_only_a_new_stores_first_run_inserts(tmp_path: Path, settings: Settings,
     root = _project(tmp_path)
     store = Store.create(root / ".semlith", model="test-hash", dim=64, settings=settings,
                          backend=backend)
-    assert store.remote is not None and store.remote.first_load
+    assert store.vectors is not None and store.vectors.first_load
     store.close()
     library = _library(settings)
     library.index([str(root)])  # the first run, on a store made before it
     with Store.open(root / ".semlith", settings=settings, writable=True) as reopened:
-        assert reopened.remote is not None and not reopened.remote.first_load
+        assert reopened.vectors is not None and not reopened.vectors.first_load
     library.index([str(root)], model="test-hash")
     (stats,) = library.stats()
     assert stats.exact_records == stats.chunks == 15
@@ -332,7 +333,8 @@ def test_a_store_keeps_its_backend_and_a_collection_its_model(tmp_path: Path,
 
 
 def test_an_unreachable_engine_is_one_line_without_the_token(
-        tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch,
+        backend: str) -> None:
     monkeypatch.setenv("SEMLITH_MILVUS_TOKEN", "root:s3cret-token")
     library = _library(settings)
     with pytest.raises(BackendError) as caught:
@@ -341,11 +343,15 @@ def test_an_unreachable_engine_is_one_line_without_the_token(
     message = str(caught.value)
     assert "cannot reach Milvus" in message and "\n" not in message
     assert "s3cret" not in message
-    library.close()
+    # The failed first run left a catalog without a model: no store yet, so the next
+    # run with a reachable engine makes it (it used to refuse: "keeps its vectors in
+    # its own folder").
     folder = tmp_path / "sample" / ".semlith"
-    if (folder / "catalog.db").exists():  # an empty catalog: the next run starts afresh
-        with Store.open(folder, settings=settings) as store:
-            assert store.catalog.meta("backend") is None and store.catalog.meta("model") is None
+    assert (folder / CATALOG_NAME).is_file() and not Store.exists(folder)
+    report = library.index([str(tmp_path / "sample")], model="test-hash", backend=backend)
+    assert report.created and report.indexed > 0
+    assert library.search("retry backoff", scope=Scope((str(folder),))).hits
+    library.close()
 
 
 def test_fetch_returns_the_stored_vectors(tmp_path: Path, settings: Settings,

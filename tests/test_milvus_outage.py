@@ -23,7 +23,7 @@ import pytest
 from semlith.errors import BackendError
 from semlith.home import registered_stores
 from semlith.local import Engine, LocalLibrary
-from semlith.server.fleet import Fleet
+from semlith.local.fleet import Fleet
 from semlith.settings import Settings
 from semlith.types import Answer, Scope
 from tests.conftest import RecordingFactory
@@ -173,10 +173,10 @@ def test_an_index_run_while_down_stops_and_the_next_one_completes(
     hits = library.search("zanzibar", k=1, scope=REMOTE).hits
     assert hits and hits[0].path == "added.py"
     store = daemon.fleet.held["remote"].store  # nothing committed that Milvus lacks
-    assert store.remote is not None and store.stats()["pending_files"] == 0
-    rows = set(store.remote._local_ids())
+    assert store.vectors is not None and store.stats()["pending_files"] == 0
+    rows = set(store.vectors._local_ids())
     assert rows == {int(i) for i in store.catalog.vector_ids("text")}
-    assert store.remote.stats()["exact_records"] == len(rows) == store.catalog.chunk_count()
+    assert store.vectors.stats()["exact_records"] == len(rows) == store.catalog.chunk_count()
 
 
 @pytest.mark.model

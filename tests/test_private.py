@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from semlith import private
-from semlith.home import StoreEntry, register_store
+from semlith.home import RegisteredStore, register_store
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.shards import shard_name
@@ -75,11 +75,11 @@ def test_an_old_store_is_tightened_on_its_next_writable_open(tmp_path: Path,
 @posix_only
 def test_semlith_home_is_created_and_kept_owner_only(tmp_path: Path) -> None:
     home = tmp_path / "deep" / "home"
-    register_store(home, StoreEntry("/s", "/r", "m", "n"))
+    register_store(home, RegisteredStore("/s", "/r", "m", "n"))
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert stat.S_IMODE((home / "stores.json").stat().st_mode) == 0o600
     os.chmod(home, 0o755)
-    register_store(home, StoreEntry("/s2", "/r2", "m", "n2"))
+    register_store(home, RegisteredStore("/s2", "/r2", "m", "n2"))
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
 
 
@@ -95,7 +95,7 @@ def test_windows_keeps_its_acls(tmp_path: Path, settings: Settings,
     store = filled(tmp_path / ".semlith", settings)
     store.close()
     Store.open(tmp_path / ".semlith", settings=settings, writable=True).close()
-    register_store(tmp_path / "home", StoreEntry("/s", "/r", "m", "n"))
+    register_store(tmp_path / "home", RegisteredStore("/s", "/r", "m", "n"))
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -15,8 +15,8 @@ from semlith.ingest.document import Withheld, read_document
 from semlith.ingest.secrets import MARKER, redact, secret_content, secret_name
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
 from semlith.local import Engine, LocalLibrary
+from semlith.local.fleet import Fleet
 from semlith.server.app import Keys, create_app
-from semlith.server.fleet import Fleet
 from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Scope

@@ -24,8 +24,7 @@ from semlith.errors import SemlithError
 from semlith.types import Scope
 
 if TYPE_CHECKING:
-    from semlith.embed.text import Embedder
-    from semlith.library import Library
+    from semlith.library import EmbedderFactory, Library
     from semlith.settings import Settings
 
 INTERRUPTED = 130
@@ -37,7 +36,7 @@ class Env:
     (`obj=Env(embedder_factory=...)`) to run the CLI with a deterministic model."""
 
     settings: Settings | None = None
-    embedder_factory: Callable[[str], Embedder] | None = None
+    embedder_factory: EmbedderFactory | None = None
     library: Library | None = None
 
     def get_settings(self) -> Settings:
@@ -60,7 +59,7 @@ def library(ctx: click.Context) -> Library:
     """The library for this process, chosen at its first use."""
     state = env(ctx)
     if state.library is None:
-        from semlith.library import open_library
+        from semlith.connect import open_library
 
         state.library = open_library(state.get_settings(),
                                      embedder_factory=state.embedder_factory)

@@ -7,7 +7,6 @@ import click
 from semlith.cli import output
 from semlith.cli.base import (
     emit_json,
-    env,
     errors,
     json_option,
     library,
@@ -107,51 +106,34 @@ def status(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def models(ctx: click.Context, download: str | None, build: str | None) -> None:
     """List embedding models: recipes built from installed packages, then fastembed's."""
-    from semlith.embed import clip
-    from semlith.embed import models as embed_models
-    from semlith.embed.text import FastEmbedder
-
-    settings = env(ctx).get_settings()
-    home, folder = settings.home, settings.models_dir
     with errors():
-        if build:
-            built = embed_models.build_model(build, home, models_dir=folder)
-            click.echo(f"{build}: built in {built}")
+        lib = library(ctx)
+        if build or download:
+            name = build or download
+            click.echo(f"{name}: {lib.fetch_model(str(name), build=bool(build))}")
             return
-        if download == clip.CLIP_MODEL:
-            click.echo(f"{download}: saved {clip.download_weights(folder)}")
-            return
-        if download:
-            model = FastEmbedder(download, cache_dir=folder, download=True)
-            click.echo(f"{download}: ready ({model.dim} dimensions)")
-            return
-        for e in embed_models.model_catalog(home, models_dir=folder):
+        for e in lib.models():
             size = f"{e.size_mb:.0f} MB" if e.size_mb else ""
-            name = e.name + (" (default)" if e.default else "")
+            name = e.name + (" (default)" if e.default else "") + (" (images)" if e.images else "")
             click.echo(f"{name:44} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:36}  "
                        f"{e.source}")
-        state = clip.weights_state(folder, settings.clip_weights)
-        click.echo(f"{clip.CLIP_MODEL + ' (images)':44} {512:5}  {state:10} {'':>7}  "
-                   f"{'':36}  open_clip ViT-B-32, OpenAI weights (docs/images.md)")
 
 
 @main.command()
-def languages() -> None:
+@click.pass_context
+def languages(ctx: click.Context) -> None:
     """List languages, their extensions, and how their files are chunked."""
-    from semlith.ingest.chunk import strategy_of
-    from semlith.languages import LANGUAGES
-
-    for lang in LANGUAGES:
-        names = " ".join(lang.extensions + lang.filenames)
-        click.echo(f"{lang.name:12} {strategy_of(lang):12} {names}")
+    with errors():
+        for lang in library(ctx).languages():
+            click.echo(f"{lang.name:12} {lang.strategy:12} {' '.join(lang.names)}")
 
 
 @main.command()
-def formats() -> None:
+@click.pass_context
+def formats(ctx: click.Context) -> None:
     """List document formats, what reads each, and whether its reader is installed."""
-    from semlith.ingest.formats import format_status
-
-    for row in format_status():
-        state = "installed" if row.installed else f"missing: {row.note}"
-        click.echo(f"{row.format.language:6} {' '.join(row.extensions):12} "
-                   f"{row.format.package:40} {state}")
+    with errors():
+        for row in library(ctx).formats():
+            state = "installed" if row.installed else f"missing: {row.note}"
+            click.echo(f"{row.language:6} {' '.join(row.extensions):12} "
+                       f"{row.package:40} {state}")

@@ -163,9 +163,7 @@ def stats(info: StoreStats) -> str:
         lines.append(f"daemon     served by pid {info.served_by}"
                      + (", indexing now" if info.indexing else ""))
     if info.watch:
-        from semlith.watch import describe_watch
-
-        lines.append(f"           {describe_watch(info.watch)}")
+        lines.append(f"           {info.watch_line}")
     if shards.get("disk_bytes", 0) > shards.get("budget_bytes", 0):
         lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "

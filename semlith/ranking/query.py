@@ -1,5 +1,6 @@
-"""What a query is made of, read once for every signal: its words, their stems, the
-identifiers it names, and which kinds of file it asks for by name."""
+"""What a query is made of, read once per search for every list and signal: its words,
+their stems, its keyword terms, the identifiers it names, and which kinds of file it
+asks for by name."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from semlith.ingest.chunk import split_identifiers
 from semlith.roles import Role
+from semlith.store.keywords import fts_terms
 from semlith.symbols import Identifier, identifiers
 from semlith.text import STOPWORDS, stem
 
@@ -54,6 +57,8 @@ class Query:
     identifiers: tuple[Identifier, ...]
     kind: QueryKind
     asks: frozenset[Role]  # roles the query names (their priors do not apply)
+    terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (store/keywords.py)
+    split: str = ""  # the identifiers' parts (`parseHTTP` -> "parse http"), for BM25 engines
 
 
 def analyse(text: str) -> Query:
@@ -70,4 +75,5 @@ def analyse(text: str) -> Query:
         kind = QueryKind.PHRASE
     word_set = set(raw)
     asks = frozenset(role for role, names in _ASKS.items() if word_set & names)
-    return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks)
+    return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
+                 fts_terms(text), split_identifiers(text))

@@ -17,7 +17,6 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from types import FrameType
 
 import uvicorn
@@ -26,19 +25,15 @@ from semlith import __version__
 from semlith.embed.text import Embedder
 from semlith.errors import CannotServe
 from semlith.home import (
-    StoreEntry,
     agent_key,
     clear_discovery,
     control_key,
     read_discovery,
-    registered_stores,
     write_discovery,
 )
-from semlith.local import Engine, LocalLibrary
+from semlith.local.serving import serve_stores
 from semlith.server.app import Keys, create_app
-from semlith.server.fleet import Fleet
 from semlith.settings import Settings
-from semlith.store.catalog import CATALOG_NAME
 from semlith.watch import DEBOUNCE_SECONDS
 
 log = logging.getLogger("semlith.daemon")
@@ -107,28 +102,6 @@ def _semlith_on(port: int) -> str | None:
     return str(body.get("version")) if isinstance(body, dict) and body.get("ok") else None
 
 
-def choose_stores(home: Path, named: Sequence[str]) -> list[StoreEntry]:
-    """Registered stores, or the ones named (by registered name or store folder)."""
-    registered = registered_stores(home)
-    if not named:
-        return registered
-    chosen = []
-    for item in named:
-        by_name = [e for e in registered if e.name == item]
-        folder = Path(item).expanduser().resolve()
-        if by_name:
-            chosen += by_name
-        elif (folder / CATALOG_NAME).is_file():
-            chosen.append(StoreEntry(str(folder), "", "", folder.parent.name))
-        elif (folder / ".semlith" / CATALOG_NAME).is_file():
-            chosen.append(StoreEntry(str(folder / ".semlith"), str(folder), "", folder.name))
-        else:
-            names = ", ".join(e.name for e in registered) or "none registered"
-            raise CannotServe(f"{item!r} is neither a registered store ({names}) nor a "
-                              "store folder")
-    return chosen
-
-
 def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = None, *,
           watch: bool = True, debounce: float = DEBOUNCE_SECONDS,
           embedder_factory: Callable[[str], Embedder] | None = None) -> None:
@@ -140,9 +113,12 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
                           f"{running.port}); `semlith stop` stops it")
     port = settings.port if port is None else port
     sock = bind(port)
-    engine = Engine(settings, embedder_factory)
-    fleet = Fleet(engine, follow_registry=not stores)
-    fleet.open(choose_stores(home, stores))
+    try:
+        served = serve_stores(settings, stores, embedder_factory=embedder_factory)
+    except BaseException:
+        sock.close()
+        raise
+    fleet = served.fleet
     keys = Keys(agent_key(home), control_key(home))
     config = uvicorn.Config(None, log_level="warning", access_log=False,  # type: ignore[arg-type]
                             timeout_graceful_shutdown=GRACEFUL_SECONDS, lifespan="on")
@@ -154,10 +130,8 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
             fleet.start_watching(debounce)
         fleet.follow()
 
-    config.app = create_app(
-        settings, agent=LocalLibrary(settings, engine=engine, source=fleet, agent=True),
-        person=LocalLibrary(settings, engine=engine, source=fleet), keys=keys,
-        on_stop=lambda: _stop(server), on_startup=started)
+    config.app = create_app(settings, agent=served.agent, person=served.person, keys=keys,
+                            on_stop=lambda: _stop(server), on_startup=started)
     actual = sock.getsockname()[1]
     fleet.port = actual
     write_discovery(home, actual, __version__)
@@ -168,8 +142,7 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
     try:
         server.run(sockets=[sock])
     finally:
-        fleet.close()
-        engine.close()
+        served.close()
         clear_discovery(home)
         sock.close()
 

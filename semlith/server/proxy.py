@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from semlith.daemon_client import running, start_in_background
 from semlith.errors import DaemonError
-from semlith.home import Discovery, registered_stores
-from semlith.server.client import running, start_in_background
+from semlith.home import Discovery
 from semlith.server.tools import ROOTS_HEADER, encode_roots
 from semlith.settings import Settings
 
@@ -58,19 +58,15 @@ def run_proxy(settings: Settings) -> int:
 
 
 def _serve_here(settings: Settings) -> int:
-    from semlith.local import Engine, LocalLibrary
-    from semlith.server.fleet import Fleet
+    from semlith.local.serving import serve_stores
     from semlith.server.tools import build_mcp
 
-    engine = Engine(settings)
-    fleet = Fleet(engine)
-    fleet.open(registered_stores(settings.home))
-    fleet.start_loading_models()
+    served = serve_stores(settings)
+    served.fleet.start_loading_models()
     try:
-        build_mcp(LocalLibrary(settings, engine=engine, source=fleet, agent=True)).run("stdio")
+        build_mcp(served.agent).run("stdio")
     finally:
-        fleet.close()
-        engine.close()
+        served.close()
     return 0
 
 

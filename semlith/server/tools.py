@@ -221,8 +221,6 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
     @_answers
     async def semlith_stats(ctx: Context, stores: Stores = []) -> str:  # noqa: B006
         """Stores served, their size, model, and whether indexing is running."""
-        from semlith.watch import describe_watch
-
         out = []
         for info in await call(library.stats, scope=await scope_of(ctx, stores)):
             out.append(f"{info.name}: root {info.root}, {info.files} files "
@@ -233,7 +231,7 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
                        + (f", vectors in {info.shards['backend']}"
                           if "backend" in info.shards else ""))
             if info.watch:
-                out.append("  " + describe_watch(info.watch))
+                out.append("  " + info.watch_line)
         return "\n".join(out)
 
     @mcp.tool(READ_ONLY)

@@ -43,9 +43,9 @@ from mcp.types import (
     JSONRPCResponse,
 )
 
+from semlith.daemon_client import running, start_in_background
 from semlith.errors import DaemonError
 from semlith.home import Discovery, agent_key
-from semlith.server.client import running, start_in_background
 from semlith.settings import Settings
 
 log = logging.getLogger("semlith.proxy")

@@ -167,3 +167,12 @@ def file_with_hash(catalog: Catalog, digest: str, other_than: str, rules: str
         "SELECT id, redacted FROM files WHERE hash=? AND path != ? AND rules=? LIMIT 1",
         (digest, other_than, rules)).fetchone()
     return None if row is None else (int(row[0]), int(row[1]))
+
+
+def file_chunks(catalog: Catalog, path: str) -> list[ChunkRecord]:
+    """The chunks of the file at `path`, in line order."""
+    rows = catalog.db.execute(
+        "SELECT c.id, f.path, c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text"
+        " FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?"
+        " ORDER BY c.start_line, c.ordinal", (path,)).fetchall()
+    return [ChunkRecord(*row) for row in rows]

@@ -27,14 +27,16 @@ import numpy as np
 from semlith.errors import BackendError, ModelError, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
+from semlith.store.backends import backend_for
 from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
+from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.exact import EXACT_NAME
+from semlith.store.locate import store_exists
 from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget
-from semlith.store.query import exported_chunks
+from semlith.store.query import paths_under
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
-from semlith.types import ChunkRecord
 
 GITIGNORE = ".gitignore"
 SPACES_DIR = "spaces"
@@ -58,20 +60,21 @@ class Store:
         dim = int(catalog.meta("dim", "0") or 0)
         self.dim = dim
         self.model = catalog.meta("model", "") or ""
-        # A Milvus-backed store (issue #16) keeps its text vectors and keyword index there.
-        self.remote: MilvusSpace | None = None
+        # Every read of search, symbols and read goes through the corpus; a store whose
+        # backend is another engine (issue #16: Milvus) keeps its text vectors, keyword
+        # index and, for a mirror, its chunks there (store/backends.py).
         self.vectors: VectorSpace
-        backend = catalog.meta("backend")
+        self.corpus: Corpus
+        self._backend = catalog.meta("backend")
         # A mirror (`semlith attach`) reads a repo another machine indexes: its catalog
-        # holds only meta, its chunks are the Milvus rows.
-        self.mirror = catalog.meta("mirror") == "1"
-        if backend:
-            self.remote = MilvusSpace(MilvusTarget.parse(backend), model=self.model, dim=dim,
-                                      rows=partial(exported_chunks, catalog),
-                                      reader=self.mirror)
-            self.vectors = self.remote
+        # holds only meta, its chunks are the engine's rows.
+        self._mirror = catalog.meta("mirror") == "1"
+        if self._backend:
+            self.vectors, self.corpus = backend_for(self._backend).open(
+                self, self._backend, mirror=self._mirror)
         else:
             self.vectors = LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)
+            self.corpus = LocalCorpus(self)
         self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
         for record in catalog.spaces().values():
             if record.name != TEXT:
@@ -100,6 +103,8 @@ class Store:
             self._name = self.catalog.meta("name") or self.root.name
         return self._name
 
+    exists = staticmethod(store_exists)  # whether a folder holds a (finished) store
+
     @classmethod
     def create_mirror(cls, folder: Path, *, backend: str, settings: Settings) -> Store:
         """A mirror of the repo `backend` names (`?repo=` is required): a store folder
@@ -109,7 +114,7 @@ class Store:
         if not target.repo or not target.collection:
             raise BackendError("attach needs the collection and the repo: "
                                "milvus://HOST:PORT/COLLECTION?repo=NAME")
-        model, dim = MilvusSpace.collection_model(target)
+        model, dim = backend_for(backend).describe(str(target))
 
         def describe(catalog: Catalog) -> None:
             with catalog.transaction():
@@ -140,16 +145,6 @@ class Store:
             lock.release()
             raise
 
-    def has_chunks(self) -> bool:
-        """Whether a search has anything to embed the query for."""
-        return self.mirror or self.catalog.has_chunks()
-
-    def chunk_records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
-        """The chunks among `ids` that exist (a mirror's from its Milvus rows)."""
-        if self.mirror and self.remote is not None:
-            return self.remote.records(ids)
-        return self.catalog.chunks(ids)
-
     @classmethod
     def create(cls, folder: Path, *, model: str, dim: int, settings: Settings,
                command: str | None = None, root: Path | None = None,
@@ -159,19 +154,19 @@ class Store:
 
         A new Milvus-backed store owns its repo's rows: it deletes what a store of the
         same repo left in the collection."""
-        target = None if backend is None else MilvusTarget.parse(backend)
+        engine = None if backend is None else backend_for(backend)
         if dim <= 0 or dim % 8:
             raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
         home = (root or folder.parent).resolve()
 
         def describe(catalog: Catalog) -> None:
             named = None
-            if target is not None:  # before the meta: a store never sees older rows
-                named = target.named(model=model, repo=home.name)
-                MilvusSpace.claim_repo(named, model=model, dim=dim)
+            if engine is not None and backend is not None:  # before the meta: a store
+                named = engine.named(backend, model=model, repo=home.name)  # never sees
+                engine.claim(named, model=model, dim=dim)  # rows older than itself
             with catalog.transaction():
                 if named is not None:
-                    catalog.set_meta("backend", str(named))
+                    catalog.set_meta("backend", named)
                 catalog.set_meta("model", model)
                 catalog.set_meta("dim", dim)
                 catalog.set_meta("created", time.time())
@@ -179,15 +174,26 @@ class Store:
                     catalog.set_meta("root", str(home))
                 catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
         store = cls._make(folder, settings, command, describe)
-        if store.remote is not None and not store.catalog.has_chunks():
-            store.remote.first_load = True  # until the first run ends (`end_first_load`)
+        if isinstance(store.vectors, MilvusSpace) and not store.catalog.has_chunks():
+            store.vectors.first_load = True  # until the first run ends (`end_first_load`)
         return store
 
     def end_first_load(self) -> None:
         """After the run that filled a new store: every later write may meet a row it
         wrote, so it upserts."""
-        if self.remote is not None:
-            self.remote.first_load = False
+        if isinstance(self.vectors, MilvusSpace):
+            self.vectors.first_load = False
+
+    def check_backend(self, backend: str | None) -> None:
+        """A store keeps the backend it was made with: asking for another is an error."""
+        if backend is None:
+            return
+        engine = backend_for(backend)
+        wanted = engine.named(backend, model=self.model, repo=self.name)
+        have = self._backend
+        if not have or engine.identity(wanted) != engine.identity(have):
+            raise BackendError(f"store {str(self.folder)!r} keeps its vectors in "
+                               f"{have or 'its own folder'}, not {wanted}; use a new --store")
 
     @classmethod
     def open(cls, folder: Path, *, settings: Settings, writable: bool = False,
@@ -352,6 +358,15 @@ class Store:
                 self.catalog.clear_trash(db, trash)
         return len(trash)
 
+    def forget(self, rel: str) -> int:
+        """Remove the file `rel`, or every file inside the folder `rel` ("" or ".": all),
+        from the index (not from disk); returns how many files it removed."""
+        self._require_writer()
+        with self.catalog.transaction() as db:
+            removed = self.catalog.delete_files(db, paths_under(self.catalog, rel))
+        self.checkpoint()
+        return removed
+
     # -- searching -----------------------------------------------------------------------
 
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
@@ -409,7 +424,7 @@ class Store:
                                 "vectors": self.spaces[r.name].stats()["exact_records"]}
                        for r in self.catalog.spaces().values() if r.name in self.spaces},
             "recovered": dict(self.recovered),
-            **({"chunks": vectors_held} if self.mirror else {}),
+            **({"chunks": vectors_held} if self._mirror else {}),
         }
 
 

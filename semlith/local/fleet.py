@@ -1,6 +1,6 @@
 """The daemon's stores: held writable, watched, and kept in step with the registry.
 
-A `Fleet` is the `StoreSource` of the daemon's libraries (semlith/local.py). It opens
+A `Fleet` is the `StoreSource` of the daemon's libraries (semlith/local/sources.py). It opens
 every registered store as its one writer, loads their models in the background, and
 serialises index runs per store while searches run concurrently on worker threads
 (SQLite connections are per thread; shards and the sidecar have their own locks).
@@ -22,19 +22,20 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from semlith import __version__
 from semlith.errors import SemlithError, StoreLocked
-from semlith.home import REGISTRY, StoreEntry, registered_stores
-from semlith.local import Engine, Opened, open_or_note, register
+from semlith.home import REGISTRY, RegisteredStore, registered_stores
+from semlith.local.engine import Engine
+from semlith.local.indexing import run_index
+from semlith.local.sources import Opened, open_for_writing, open_or_note, registered_known
 from semlith.memory import trim
-from semlith.scope import Known, label_stores
+from semlith.scope import Known, unique_label
 from semlith.store import Store
-from semlith.store.catalog import CATALOG_NAME
 from semlith.types import IndexReport, Status
 from semlith.watch import StoreWatcher
 
@@ -83,10 +84,11 @@ class Fleet:
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    def open(self, entries: Sequence[StoreEntry]) -> None:
-        """Open every store writable; one that cannot be opened is reported, not fatal."""
-        for entry in entries:
-            self._take(Path(entry.folder))
+    def open(self, stores: Iterable[RegisteredStore | Path]) -> None:
+        """Open every store (a registry entry or a store folder) writable; one that cannot
+        be opened is reported, not fatal."""
+        for store in stores:
+            self._take(store if isinstance(store, Path) else Path(store.folder))
 
     def _take(self, folder: Path) -> Held | None:
         try:
@@ -102,11 +104,8 @@ class Fleet:
 
     def _hold(self, store: Store) -> Held:
         with self._cond:
-            name, n = store.name, 2
-            while name in self.held:
-                name, n = f"{store.name}#{n}", n + 1
-            held = Held(name, store)
-            self.held[name] = held
+            held = Held(unique_label(store.name, self.held), store)
+            self.held[held.name] = held
         if self._debounce is not None:
             self._watch(held, self._debounce)
         return held
@@ -134,8 +133,8 @@ class Fleet:
             self._watch(held, debounce)
 
     def _watch(self, held: Held, debounce: float) -> None:
-        if held.store.mirror:  # its files are on the machine that indexes it
-            return
+        if not held.store.corpus.writable:  # a mirror: its files are on the machine that
+            return  # indexes it
         watcher = StoreWatcher(held.store.root, held.store.folder,
                                functools.partial(self._batch, held), debounce=debounce)
         watcher.on_batch = functools.partial(self._batched, held)
@@ -143,13 +142,10 @@ class Fleet:
         watcher.start(catch_up=True)
 
     def _batch(self, held: Held, paths: list[str] | None) -> IndexReport:
-        from semlith.indexer import Indexer
-
         store = held.store
-        targets = [store.root / p for p in paths] if paths else []
         with held.writing:
-            indexer = Indexer(store, store.root, lambda: self.engine.pool.get(store.model))
-            return indexer.run([t for t in targets if t.resolve() != store.root.resolve()])
+            return run_index(store, self.engine.pool,
+                             [store.root / p for p in paths] if paths else [])
 
     def _batched(self, held: Held, report: IndexReport) -> None:
         assert held.watcher is not None
@@ -190,7 +186,7 @@ class Fleet:
         stamp = self._registry_stamp()
         now = time.monotonic()
         gone = [h for h in list(self.held.values())
-                if not (h.store.folder / CATALOG_NAME).is_file()]
+                if not Store.exists(h.store.folder)]
         changed = force or stamp != self._registry_seen
         retry = bool(self.problems) and now >= self._retry_at
         if not (changed or retry or gone):
@@ -203,7 +199,7 @@ class Fleet:
         if self.follow_registry:
             for entry in entries:
                 folder = Path(entry.folder)
-                new = folder.resolve() not in held_folders and (folder / CATALOG_NAME).is_file()
+                new = folder.resolve() not in held_folders and Store.exists(folder)
                 if new and self._take(folder) is not None:
                     log.warning("now serving %s", folder)
             for held in list(self.held.values()):
@@ -249,12 +245,9 @@ class Fleet:
         if not self.problems:  # the common case: no registry read on the query path
             return held
         folders = {k.folder.resolve() for k in held}
-        others = [e for e in registered_stores(self.settings.home)
-                  if e.folder in self.problems and Path(e.folder).resolve() not in folders
-                  and (Path(e.folder) / CATALOG_NAME).is_file()]
+        extra = registered_known(self.settings, lambda e: e.folder in self.problems
+                                 and Path(e.folder).resolve() not in folders)
         names = {k.name for k in held}
-        extra = label_stores([(e.name, Path(e.folder), Path(e.root) if e.root else None)
-                              for e in others])
         return held + [Known(k.name if k.name not in names else f"{k.name}~", k.folder,
                              k.root) for k in extra]
 
@@ -293,12 +286,7 @@ class Fleet:
         self._called()
         held = self._held_at(folder)
         if held is None:
-            if (folder / CATALOG_NAME).is_file() or create is None:
-                store = Store.open(folder, settings=self.settings, writable=True,
-                                   command="semlith serve")
-            else:
-                store = create()
-            register(self.settings.home, store)
+            store = open_for_writing(self.settings, folder, create, command="semlith serve")
             held = self._hold(store)
             self._registry_seen = self._registry_stamp()
         if not held.writing.acquire(timeout=600):

@@ -1,0 +1,60 @@
+"""What one process shares between its libraries: settings, models, query threads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from semlith.embed.cached import with_vector_cache
+from semlith.embed.models import load_embedder
+from semlith.embed.pool import EmbedderPool
+from semlith.embed.text import Embedder
+from semlith.settings import Settings
+
+if TYPE_CHECKING:
+    from semlith.embed.clip import ClipEmbedder
+
+
+class Engine:
+    """What a process shares: settings, one embedder pool, the query worker threads."""
+
+    def __init__(self, settings: Settings,
+                 embedder_factory: Callable[[str], Embedder] | None = None) -> None:
+        self.settings = settings
+        if embedder_factory is not None:
+            self.pool = EmbedderPool(embedder_factory, cache=settings.perf)
+        else:
+            self.pool = EmbedderPool(
+                with_vector_cache(_fastembed(settings), settings), cache=settings.perf,
+                query_factory=_fastembed(settings, threads=1) if settings.perf else None)
+        # Keyword lists run beside the query embedding (docs/performance.md, "query").
+        self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")
+                         if settings.perf else None)
+        self._image: ClipEmbedder | None = None
+        self._image_lock = threading.Lock()
+
+    def image_model(self) -> ClipEmbedder:
+        """The image model, loaded once on first use (only a store with images asks).
+
+        Raises ModelError when the extra or the weights are missing."""
+        with self._image_lock:
+            if self._image is None:
+                from semlith.embed.clip import ClipEmbedder
+
+                self._image = ClipEmbedder.load(self.settings.models_dir,
+                                                 self.settings.clip_weights)
+            return self._image
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+
+
+def _fastembed(settings: Settings, threads: int | None = None) -> Callable[[str], Embedder]:
+    """Loads a model by name: a recipe (built offline from its package) or fastembed's."""
+    def load(name: str) -> Embedder:
+        return load_embedder(name, home=settings.home, models_dir=settings.models_dir,
+                             threads=threads or settings.embed_threads)
+    return load

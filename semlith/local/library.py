@@ -1,0 +1,290 @@
+"""`LocalLibrary`: `semlith.library.Library` in this process, over a `StoreSource`.
+
+Where the stores come from is the source (semlith/local/sources.py): `OnDemand` opens
+them per call (the CLI without a daemon), the daemon's `Fleet` holds them writable and
+watched (semlith/local/fleet.py). Everything else — scopes, searching, reading,
+indexing — is the same code for both.
+
+A library serves either the person who runs semlith (`agent=False`: any folder can be
+indexed, any store folder named) or an agent (`agent=True`): then only registered
+stores are addressed, nothing is created, and every path must resolve inside a served
+root (no `..`, no symlink leading out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from semlith.embed.text import Embedder
+from semlith.errors import BadTarget, ModelError, SemlithError
+from semlith.home import registered_stores
+from semlith.inventory import Installation
+from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
+from semlith.local.engine import Engine
+from semlith.local.indexing import run_index
+from semlith.local.reads import (
+    chunk_passage,
+    file_passage,
+    posix,
+    relative_to_root,
+    with_symbol,
+)
+from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror
+from semlith.local.target import Creator, IndexTarget, index_target
+from semlith.locators import Target, parse_target
+from semlith.scope import Known, Resolved, resolve, roots_holding
+from semlith.search import Searcher
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.symbols import find_symbols
+from semlith.types import (
+    Answer,
+    Definition,
+    FileEntry,
+    Filters,
+    IndexReport,
+    Passage,
+    Scope,
+    SkipEntry,
+    Status,
+    StoreEntry,
+    StoreStats,
+    Watched,
+)
+from semlith.weights import Weights
+
+
+class LocalLibrary(Installation):
+    """`semlith.library.Library` in this process."""
+
+    def __init__(self, settings: Settings, *,
+                 embedder_factory: Callable[[str], Embedder] | None = None,
+                 engine: Engine | None = None, source: StoreSource | None = None,
+                 agent: bool = False, weights: Weights | None = None) -> None:
+        self.settings = settings
+        self.engine = engine or Engine(settings, embedder_factory)
+        self.source: StoreSource = source or OnDemand(settings)
+        self.agent = agent
+        self.weights = weights or settings.ranking
+        self._owns_engine = engine is None
+
+    def close(self) -> None:
+        if self._owns_engine:
+            self.engine.close()
+
+    # -- choosing stores ----------------------------------------------------------------
+
+    def _resolve(self, scope: Scope, *, fallback_all: bool = False) -> Resolved:
+        known = self.source.known()
+        return resolve(scope, known, registered_only=self.agent,
+                       fallback_all=fallback_all or self.agent)
+
+    @contextlib.contextmanager
+    def _reading(self, scope: Scope) -> Iterator[tuple[Opened, str]]:
+        resolved = self._resolve(scope)
+        with self.source.reading(resolved.stores) as opened:
+            yield opened, resolved.note
+
+    # -- reading ------------------------------------------------------------------------
+
+    def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
+               scope: Scope = Scope(), image: str | None = None) -> Answer:
+        if not query.strip() and image is None:
+            raise ValueError("the query is empty")
+        if not 1 <= k <= MAX_K:
+            raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
+        vector = None if image is None else self._image_vector(image)
+        with self._reading(scope) as (opened, note):
+            if opened.failed and not opened:
+                raise SemlithError("no store could be searched: " + "; ".join(
+                    f"{label}: {why}" for label, why in opened.failed))
+            self.source.ready()
+            searcher = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
+                                images=self.engine.image_model)
+            hits = searcher.search(query, k, filters, image=vector)
+        failed = [*opened.failed, *searcher.failed]
+        return Answer(tuple(hits), tuple(name for name, _ in opened), note,
+                      tuple(f"{label}: {why}" for label, why in failed))
+
+    def _image_vector(self, image: str) -> np.ndarray:
+        """The image model's vector of an image file: for an agent, only a file inside
+        an indexed root; for a person, any file they can read."""
+        from semlith.ingest.formats.limits import Unreadable
+        from semlith.ingest.images import read_image
+
+        path = Path(image).expanduser()
+        if self.agent:
+            self._holder_of(path.resolve(), self.source.known())
+        try:
+            picture = read_image(path.read_bytes())
+        except OSError as exc:
+            raise BadTarget(f"cannot read {image!r}: {exc.strerror or exc}") from None
+        except Unreadable as exc:
+            raise BadTarget(f"{image!r}: {exc}") from None
+        vector: np.ndarray = self.engine.image_model().embed_images([picture.image])[0]
+        return vector
+
+    def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
+               ) -> list[Definition]:
+        with self._reading(scope) as (opened, _):
+            return find_symbols(opened, name, limit)
+
+    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
+             include_image: bool = False) -> Passage:
+        known = self.source.known()
+        parsed = parse_target(target, frozenset(k.name for k in known))
+        if parsed.store:
+            scope = Scope((parsed.store,))
+        elif parsed.absolute:
+            holder = self._holder_of(Path(parsed.path), known)
+            scope, parsed = Scope((holder.name,)), Target(
+                holder.name, relative_to_root(Path(parsed.path), holder), parsed.start, parsed.end)
+        with self._reading(scope) as (opened, _):
+            for label, store in opened:
+                corpus, path = store.corpus, posix(parsed.path)
+                if not corpus.reads_files:  # its files are on the machine that indexes it
+                    records = corpus.file_records(path)
+                    if records:
+                        return chunk_passage(label, parsed, records, max_lines)
+                elif corpus.file(path) is not None:
+                    return file_passage(label, store, parsed, max_lines, include_image)
+            if parsed.start is None and not parsed.absolute:
+                found = find_symbols(opened, target, limit=1)
+                if found:
+                    hit = found[0]
+                    store = dict(opened)[hit.store]
+                    passage = file_passage(hit.store, store, Target(
+                        hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
+                    return with_symbol(passage, hit.qualname or hit.name)
+        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol; "
+                        "semlith_files lists files, semlith_search finds code")
+
+    def _holder_of(self, path: Path, known: list[Known]) -> Known:
+        holding = roots_holding(path, known)
+        if not holding:
+            raise BadTarget(f"{str(path)!r} is not inside an indexed root; the roots are: "
+                            + ", ".join(f"{k.name}: {k.root}" for k in known if k.root))
+        return holding[0]
+
+    def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
+        with self._reading(scope) as (opened, _):
+            return [FileEntry(label, f.path, f.size, f.lang,
+                              "indexed" if f.hash else "pending")
+                    for label, store in opened for f in store.corpus.files()]
+
+    def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
+        with self._reading(scope) as (opened, _):
+            return [SkipEntry(label, r.path, r.reason, r.detail)
+                    for label, store in opened for r in store.corpus.skipped().values()]
+
+    def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
+        with self._reading(scope) as (opened, _):
+            out = []
+            for label, store in opened:
+                indexing, watch = self.source.describe(label)
+                info = store.stats()
+                out.append(StoreStats(**{**info, "name": label}, indexing=indexing,
+                                      watch=watch, served_by=self.source.served_by))
+            return out
+
+    def stores(self) -> list[StoreEntry]:
+        served = {k.folder.resolve() for k in self.source.known()} \
+            if self.source.served_by else set()
+        return [StoreEntry(e.name, e.folder, e.root, e.model,
+                           Store.exists(Path(e.folder)),
+                           Path(e.folder).resolve() in served)
+                for e in registered_stores(self.settings.home)]
+
+    def status(self) -> Status:
+        return self.source.status()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def index(self, paths: Sequence[str] = (), *, store: str | None = None,
+              model: str | None = None, backend: str | None = None,
+              time_budget: float | None = None, on_progress: OnProgress | None = None,
+              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+        target = self._target(paths, store)
+        create = None if self.agent else self._creator(target, model, backend, allow_system)
+        with self.source.writing(target.folder, create) as (label, opened):
+            if model and model != opened.model:
+                raise ModelError(f"store {str(target.folder)!r} was built with model "
+                                 f"{opened.model!r}; a store keeps its model (asked for "
+                                 f"{model!r}); use a new --store")
+            opened.check_backend(backend)
+            self._refuse_mirror(opened)
+            skip = None if on_skip is None else (
+                lambda s: on_skip(s.rel, str(s.reason), s.detail))
+            report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
+                               on_progress=on_progress, on_skip=skip)
+            report.store, report.created = label, create is not None and create.called
+            report.by_daemon = self.source.served_by
+            return report
+
+    def _target(self, raw: Sequence[str], selector: str | None) -> IndexTarget:
+        return index_target(self.source.known(), raw, selector, agent=self.agent)
+
+    def _creator(self, target: IndexTarget, model: str | None = None,
+                 backend: str | None = None, allow_system: bool = False) -> Creator:
+        return Creator(self.settings, target, lambda name: self.engine.pool.get(name).dim,
+                       model, backend, allow_system)
+
+    @staticmethod
+    def _refuse_mirror(store: Store) -> None:
+        """A mirror refuses writes: its own indexer indexes it (docs/scale-out.md)."""
+        if not store.corpus.writable:
+            raise BadTarget(f"store {store.name!r} is a mirror of {store.corpus.origin}; its "
+                            "own indexer indexes it, on the machine that holds its files")
+
+    def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
+              debounce: float = 0.5, on_event: OnEvent | None = None,
+              stop: threading.Event | None = None) -> Watched:
+        from semlith.watch import StoreWatcher
+
+        target = self._target(paths, store)
+        create = None if self.agent else self._creator(target)
+        say = on_event or (lambda line: None)
+        if self.source.served_by:  # the daemon watches every store it holds
+            with self.source.writing(target.folder, create) as (label, opened):
+                self._refuse_mirror(opened)
+                return Watched(label, str(opened.root), self.source.served_by)
+        with self.source.writing(target.folder, create) as (label, opened):
+            self._refuse_mirror(opened)
+
+            def batch(rels: list[str] | None) -> IndexReport:
+                targets = [opened.root / r for r in rels] if rels is not None else target.paths
+                return run_index(opened, self.engine.pool, targets)
+
+            watcher = StoreWatcher(opened.root, opened.folder, batch, debounce=debounce)
+            watcher.on_batch = lambda report: say(report.summary())
+            stop = stop or threading.Event()
+            try:
+                watcher.start(catch_up=True)
+                say(f"watching {opened.root} (Ctrl-C stops)")
+                while not stop.wait(1.0):
+                    if watcher.state.last_error:
+                        say(f"error: {watcher.state.last_error}")
+                        watcher.state.last_error = None
+            finally:
+                watcher.stop()
+            return Watched(label, str(opened.root), 0, watcher.state.batches)
+
+    def attach(self, backend: str) -> StoreEntry:
+        return attach_mirror(self.settings, backend)
+
+    def forget(self, path: str, *, store: str | None = None) -> int:
+        target = self._target([path], store)
+        (resolved,) = target.paths
+        with self.source.writing(target.folder, None) as (_, opened):
+            self._refuse_mirror(opened)
+            try:
+                rel = resolved.relative_to(opened.root.resolve()).as_posix()
+            except ValueError:
+                raise BadTarget(f"{path!r} is outside the store's root "
+                                f"{str(opened.root)!r}") from None
+            return opened.forget(rel)

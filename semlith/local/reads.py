@@ -1,0 +1,121 @@
+"""Reading back what a tool printed: a file's lines as indexed, an image's metadata.
+
+Lines come from `ingest/document.py`'s `document_text`, the same function indexing
+uses, so a PDF or notebook hit reads back as the extracted text its line numbers point
+into, and a file that changed since it was indexed is marked. The file is read through
+`ingest/reading.py`, which judges it again as the walk did. A corpus whose files are on
+another machine (a mirror) reads back from its chunks instead (`chunk_passage`).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from semlith.errors import BadTarget
+from semlith.indexer import content_hash
+from semlith.ingest.document import Withheld, document_text
+from semlith.ingest.extract import is_extracted
+from semlith.ingest.formats.limits import Unreadable
+from semlith.ingest.images import is_image, preview, read_image
+from semlith.ingest.reading import limit_for, read_file
+from semlith.ingest.walk import is_opted_in
+from semlith.locators import Target
+from semlith.scope import Known
+from semlith.store import Store
+from semlith.types import ChunkRecord, Passage
+
+
+def chunk_passage(label: str, target: Target, records: Sequence[ChunkRecord],
+                  max_lines: int) -> Passage:
+    """A file as its chunks hold it (a mirror's: the file is on the indexer's machine).
+    Lines no chunk holds read as empty."""
+    lines: dict[int, str] = {}
+    for record in records:
+        for n, line in enumerate(record.text.split("\n"), start=record.start_line):
+            lines.setdefault(n, line)
+    total = max(lines)
+    start = target.start or 1
+    if start > total:
+        raise BadTarget(f"{target.path!r} has {total} lines; line {start} does not exist")
+    end = min(target.end or total, total, start + max_lines - 1)
+    return Passage(label, records[0].path, start, end,
+                   tuple(lines.get(n, "") for n in range(start, end + 1)), total)
+
+
+def file_passage(label: str, store: Store, target: Target, max_lines: int,
+             include_image: bool = False) -> Passage:
+    """The lines of an indexed file as indexed, read now and checked to stay in the root."""
+    rel = posix(target.path)
+    record = store.corpus.file(rel)
+    if record is None:
+        raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}; "
+                        "semlith_files lists them")
+    path = _inside_root(store.root, rel)
+    try:  # the type and size checked again now, as the walk checked them
+        data = read_file(path, limit_for(rel))
+    except OSError as exc:
+        raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
+                        "it may have been deleted or replaced") from None
+    if is_image(rel):
+        return _image_passage(label, rel, data, include_image,
+                              changed=record.hash not in ("", content_hash(data)))
+    try:  # what was indexed, as it was indexed: secrets withheld or redacted
+        text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
+                                                             exclude=[store.folder]))
+    except Withheld as exc:
+        raise BadTarget(f"{target.path!r} is withheld as a secret ({exc}); semlith does not "
+                        "serve it") from None
+    except Unreadable as exc:
+        raise BadTarget(f"{target.path!r} cannot be read as text now ({exc})") from None
+    lines = text.split("\n")
+    start = target.start or 1
+    if start > len(lines):
+        raise BadTarget(f"{target.path!r} has {len(lines)} lines; line {start} does not exist")
+    end = min(target.end or len(lines), len(lines), start + max_lines - 1)
+    return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
+                   changed=record.hash not in ("", content_hash(data)),
+                   extracted=is_extracted(rel))
+
+
+def _image_passage(label: str, rel: str, data: bytes, include_image: bool,
+                   changed: bool) -> Passage:
+    """An image file read: its metadata as one line, and its downscaled copy if asked."""
+    try:
+        image = read_image(data)
+        shown, mime = preview(data) if include_image else (b"", "")
+    except Unreadable as exc:
+        raise BadTarget(f"{rel!r} cannot be read as an image now ({exc})") from None
+    line = (f"image {image.width}x{image.height} {image.format}, {len(data):,} bytes"
+            + (f"; attached as {mime}, {len(shown):,} bytes" if shown else ""))
+    return Passage(label, rel, 1, 1, (line,), 1, changed=changed,
+                   image=base64.b64encode(shown).decode("ascii"), image_mime=mime)
+
+
+def with_symbol(passage: Passage, symbol: str) -> Passage:
+    return replace(passage, symbol=symbol)
+
+
+def _inside_root(root: Path, rel: str) -> Path:
+    """`rel` under `root`, refused when it climbs out (`..`, absolute, a symlink out)."""
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts or not rel.strip():
+        raise BadTarget(f"{rel!r} is not a path relative to the store's root")
+    real_root = root.resolve()
+    path = (real_root / pure).resolve()
+    if path != real_root and real_root not in path.parents:
+        raise BadTarget(f"{rel!r} leads outside the store's root")
+    return path
+
+
+def relative_to_root(path: Path, holder: Known) -> str:
+    assert holder.root is not None
+    return path.resolve().relative_to(holder.root.resolve()).as_posix()
+
+
+def posix(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./")
+
+

@@ -1,0 +1,86 @@
+"""Which engine holds a store's text chunks, chosen in one place by the backend URI.
+
+A store records its backend in meta (`backend`, without credentials) when it is made
+and keeps it. No backend: the store's own folder (`LocalSpace`, `LocalCorpus`). Any
+other is looked up by the URI's scheme, before any `+` (`milvus://`, `milvus+https://`,
+`milvus+lite://` are all "milvus"), in `BACKENDS`: a new engine is one entry here and
+the classes it names, as uvicorn picks its loop and protocol implementations by name.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
+
+from semlith.errors import BackendError
+from semlith.store.corpus import Corpus
+from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus_corpus import MilvusCorpus
+from semlith.store.milvus_target import MilvusTarget
+from semlith.store.query import exported_chunks
+from semlith.store.vectors import VectorSpace
+
+if TYPE_CHECKING:
+    from semlith.store.store import Store
+
+
+class Backend(Protocol):
+    """What a store needs from the engine its backend URI names."""
+
+    def named(self, uri: str, *, model: str, repo: str) -> str:
+        """The URI a store of `model` indexing `repo` records (defaults filled in);
+        BackendError names what is wrong with it."""
+        ...
+
+    def identity(self, uri: str) -> tuple[str, ...]:
+        """What makes two recorded URIs the same place (options aside)."""
+        ...
+
+    def claim(self, named: str, *, model: str, dim: int) -> None:
+        """Make a new store the owner of its rows: delete what an older one left."""
+        ...
+
+    def open(self, store: Store, recorded: str, *, mirror: bool
+             ) -> tuple[VectorSpace, Corpus]:
+        """The store's text space and its corpus."""
+        ...
+
+    def describe(self, recorded: str) -> tuple[str, int]:
+        """(model, dim) of the data a mirror of `recorded` reads."""
+        ...
+
+
+class Milvus:
+    """A Milvus collection (store/milvus.py, store/milvus_corpus.py; docs/scale-out.md)."""
+
+    def named(self, uri: str, *, model: str, repo: str) -> str:
+        return str(MilvusTarget.parse(uri).named(model=model, repo=repo))
+
+    def identity(self, uri: str) -> tuple[str, ...]:
+        target = MilvusTarget.parse(uri)
+        return target.uri, target.collection, target.repo
+
+    def claim(self, named: str, *, model: str, dim: int) -> None:
+        MilvusSpace.claim_repo(MilvusTarget.parse(named), model=model, dim=dim)
+
+    def open(self, store: Store, recorded: str, *, mirror: bool
+             ) -> tuple[VectorSpace, Corpus]:
+        space = MilvusSpace(MilvusTarget.parse(recorded), model=store.model, dim=store.dim,
+                            rows=partial(exported_chunks, store.catalog), reader=mirror)
+        return space, MilvusCorpus(store, space, mirror=mirror)
+
+    def describe(self, recorded: str) -> tuple[str, int]:
+        return MilvusSpace.collection_model(MilvusTarget.parse(recorded))
+
+
+BACKENDS: dict[str, Backend] = {"milvus": Milvus()}
+
+
+def backend_for(uri: str) -> Backend:
+    """The engine a backend URI names; BackendError for a scheme semlith does not know."""
+    scheme = uri.partition("://")[0].partition("+")[0] if "://" in uri else ""
+    backend = BACKENDS.get(scheme)
+    if backend is None:
+        raise BackendError(f"unknown backend {uri!r}: use milvus://HOST:PORT/COLLECTION"
+                           " or milvus+lite:///PATH.db")
+    return backend
