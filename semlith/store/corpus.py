@@ -54,7 +54,9 @@ class Corpus(Protocol):
 
     writable: bool  # False: a mirror, indexed by another machine
     reads_files: bool  # True: a passage is read from the file; False: from its chunks
-    indexes_definitions: bool  # False: definitions are the chunks' symbols, unranked
+    # False: definitions are the chunks' symbols (their chunk's lines, the name matched
+    # as written), unranked
+    indexes_definitions: bool
     origin: str  # where the chunks come from, for messages
 
     def has_chunks(self) -> bool:
@@ -76,7 +78,8 @@ class Corpus(Protocol):
 
     def definitions(self, name: str, sel: Selection = EVERYTHING, limit: int = 500
                     ) -> list[Definition]:
-        """Definitions named `name` (case-insensitive), `store` left empty."""
+        """Definitions named `name` (case-insensitive where `indexes_definitions`),
+        `store` left empty."""
         ...
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
