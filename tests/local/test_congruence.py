@@ -1,5 +1,7 @@
 """The same `Library` calls through `LocalLibrary` (in this process, no daemon) and
-`RemoteLibrary` (the real daemon over /api) give the same answers.
+`RemoteLibrary` (the real daemon over /api) give the same answers; and one question
+asked as people and agents ask it (the CLI's `--json`, the MCP tool, a bare /api
+request) gives the same hits in the same order.
 
 Two identical homes, each with the same two projects (the sample and a small second
 one) indexed by the real model: one is served by a daemon, the other is read here. The
@@ -13,12 +15,18 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from semlith.errors import BadTarget, NothingSelected, UnknownStore
 from semlith.library import Library
@@ -26,7 +34,7 @@ from semlith.local import LocalLibrary
 from semlith.remote import RemoteLibrary
 from semlith.settings import Settings
 from semlith.types import Filters, Scope
-from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model
+from tests.daemon_util import SAMPLE, Daemon, semlith, start_daemon, wait_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 # What this opener did, not what the store holds: the daemon opens its stores once, as
@@ -49,8 +57,8 @@ def _projects(base: Path, home: Path) -> None:
 
 
 class Side:
-    def __init__(self, library: Library, base: Path) -> None:
-        self.library, self.base = library, base
+    def __init__(self, library: Library, base: Path, daemon: Daemon | None = None) -> None:
+        self.library, self.base, self.daemon = library, base, daemon
 
     def near(self, name: str = "sample") -> Scope:
         return Scope(near=(str(self.base / name),))
@@ -67,7 +75,7 @@ def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Side, Side
     remote = RemoteLibrary.connect(Settings.load(env={"SEMLITH_HOME": str(there / "home")}))
     assert remote is not None
     try:
-        yield Side(local, here), Side(remote, there)
+        yield Side(local, here), Side(remote, there, daemon)
     finally:
         local.close()
         assert daemon.stop() == 0
@@ -162,3 +170,38 @@ def test_index_a_changed_file_then_forget_it(sides: tuple[Side, Side]) -> None:
                for side in sides]
     assert removed == [1, 1]
     _same(sides, "files")
+
+
+def _mcp_search(daemon: Daemon, arguments: dict[str, Any]) -> str:
+    async def call() -> str:
+        http = create_mcp_http_client(headers=daemon.headers)
+        async with http, Client(streamable_http_client(daemon.url + "/mcp",
+                                                       http_client=http)) as client:
+            result = await client.call_tool("semlith_search", arguments)
+            assert not result.is_error, result.content
+            return str(result.content[0].text)
+    return anyio.run(call)
+
+
+LOCATOR = re.compile(r"^(\S+:\d+-\d+)(?: |$)", re.M)  # a hit's first line in excerpts
+
+
+@pytest.mark.parametrize("query", ["how are retries scheduled", "RetryPolicy"])
+def test_one_question_through_the_cli_the_mcp_tool_and_the_api(
+        sides: tuple[Side, Side], query: str) -> None:
+    here, there = sides
+    assert there.daemon is not None
+    cli = semlith(here.base / "home", "search", query, "-k", "5", "--json",
+                  "--store", "sample")  # no daemon runs for this home: in process
+    assert cli.returncode == 0, cli.stderr
+    by_cli = _plain(json.loads(cli.stdout), here.base)
+    api = httpx.post(there.daemon.url + "/api/search", headers=there.daemon.api, timeout=60,
+                     json={"query": query, "k": 5, "scope": {"stores": ["sample"]}})
+    assert api.status_code == 200, api.text
+    by_api = _plain(api.json()["hits"], there.base)
+    assert by_cli == by_api, _diff(by_cli, by_api)
+    excerpts = _mcp_search(there.daemon, {"query": query, "k": 5, "stores": ["sample"],
+                                          "format": "excerpt", "max_tokens": 20000})
+    by_tool = LOCATOR.findall(excerpts)
+    assert by_tool == [f"{h['path']}:{h['start_line']}-{h['end_line']}" for h in by_cli]
+    assert by_tool, excerpts
