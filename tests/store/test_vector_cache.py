@@ -18,7 +18,7 @@ import pytest
 from semlith.store.vector_cache import VectorCache, entry_key
 from tests.vector_cache_writer import DIM, IDENTITY, key_of, text_of, vector_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIG = 1 << 30
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX modes and SIGKILL")
 

@@ -32,7 +32,7 @@ from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model
 from tests.milvus_util import MilvusServer, free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _names = itertools.count()
 EVERY = Scope(("*",))
 
