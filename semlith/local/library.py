@@ -173,12 +173,14 @@ class LocalLibrary(Installation):
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         with self._reading(scope) as (opened, _):
+            _listed_here(opened, "files")
             return [FileEntry(label, f.path, f.size, f.lang,
                               "indexed" if f.hash else "pending")
                     for label, store in opened for f in store.corpus.files()]
 
     def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
         with self._reading(scope) as (opened, _):
+            _listed_here(opened, "skipped files")
             return [SkipEntry(label, r.path, r.reason, r.detail)
                     for label, store in opened for r in store.corpus.skipped().values()]
 
@@ -288,3 +290,13 @@ class LocalLibrary(Installation):
                 raise BadTarget(f"{path!r} is outside the store's root "
                                 f"{str(opened.root)!r}") from None
             return opened.forget(rel)
+
+
+def _listed_here(opened: Opened, what: str) -> None:
+    """Asked of mirrors only, say that their lists are kept where their files are, rather
+    than answer an empty one (among other stores a mirror adds nothing to the list)."""
+    mirrors = [(label, store) for label, store in opened if not store.corpus.reads_files]
+    if mirrors and len(mirrors) == len(opened):
+        label, store = mirrors[0]
+        raise BadTarget(f"store {label!r} is a mirror of {store.corpus.origin}: its {what} "
+                        "are listed on the machine that indexes it")

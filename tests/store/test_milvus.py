@@ -432,6 +432,10 @@ def test_a_mirror_searches_a_repo_without_its_files(tmp_path: Path, settings: Se
     assert [h.locator for h in hits] == expected
     assert [h.locator for h in reader.search("cache", k=5, scope=origin,
                                              filters=Filters(exts=("ts",))).hits] == filtered
+    # What only the indexer's machine knows is said, not answered empty.
+    for listing in (reader.files, reader.skipped):
+        with pytest.raises(BadTarget, match=r"'origin' is a mirror of .* on the machine"):
+            listing(scope=origin)
     # A file reads back as its chunks hold it.
     passage = reader.read(hits[0].locator)
     assert passage.lines == tuple(hits[0].text.split("\n"))
