@@ -45,11 +45,11 @@ LAYERS = [
 ]
 MAX_LINES = 400
 # Not split yet (issue #20 left them open: the indexer's scan as a pure decision, the
-# catalog's readers and writers, the walk's ignore rules, the store's reporting): they
+# catalog's readers and writers, the walk's ignore rules, the store's crash protocol): they
 # may not grow, and each one split leaves this table.
 # The vector cache (#25) arrived at 404 lines while this table was drawn.
 OVER = {"semlith.indexer": 500, "semlith.store.catalog": 523, "semlith.ingest.walk": 439,
-        "semlith.store.store": 433, "semlith.store.vector_cache": 404}
+        "semlith.store.store": 414, "semlith.store.vector_cache": 404}
 
 
 def _modules() -> dict[str, Path]:

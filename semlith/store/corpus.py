@@ -15,12 +15,12 @@ a definitions table (`indexes_definitions`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from semlith.store import query as q
-from semlith.store.catalog import FileRecord, SkipRecord
+from semlith.store.catalog import FORMAT_VERSION, FileRecord, SkipRecord
 from semlith.store.keywords import prune
 from semlith.store.query import EVERYTHING, Selection
 from semlith.types import ChunkRecord, Definition
@@ -97,6 +97,10 @@ class Corpus(Protocol):
     def files(self) -> Iterator[FileRecord]:
         ...
 
+    def stats(self) -> dict[str, Any]:
+        """The store's counts and make-up, as `semlith stats` shows them."""
+        ...
+
     def skipped(self) -> dict[str, SkipRecord]:
         ...
 
@@ -157,3 +161,21 @@ class LocalCorpus:
 
     def skipped(self) -> dict[str, SkipRecord]:
         return self.catalog.skipped()
+
+    def stats(self) -> dict[str, Any]:
+        store, catalog = self.store, self.catalog
+        vectors = store.vectors.stats()
+        return {
+            "name": store.name, "folder": str(store.folder), "root": str(store.root),
+            "format_version": FORMAT_VERSION, "model": store.model, "dim": store.dim,
+            "generation": catalog.generation(),
+            **catalog.counts(),
+            "withheld": catalog.withheld(),
+            "exact_records": vectors.pop("exact_records"),
+            "chunked_by": catalog.chunkers(),
+            "shards": vectors,
+            "spaces": {r.name: {"model": r.model, "dim": r.dim,
+                                "vectors": store.spaces[r.name].stats()["exact_records"]}
+                       for r in catalog.spaces().values() if r.name in store.spaces},
+            "recovered": dict(store.recovered),
+        }

@@ -13,7 +13,7 @@ here, and filters are left to Milvus (it cannot count what they select).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,6 +63,12 @@ class MilvusCorpus(LocalCorpus):
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.space.records(ids) if self.mirror else super().records(ids)
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        if self.mirror:  # its catalog counts no chunks: the repo's rows are its chunks
+            out["chunks"] = out["exact_records"]
+        return out
 
     def file_records(self, path: str) -> list[ChunkRecord]:
         return self.space.file_records(path) if self.mirror else super().file_records(path)

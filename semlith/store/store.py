@@ -28,7 +28,7 @@ from semlith.errors import BackendError, ModelError, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
-from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
+from semlith.store.catalog import CATALOG_NAME, Catalog, SpaceRecord
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.exact import EXACT_NAME
 from semlith.store.locate import store_exists
@@ -405,27 +405,8 @@ class Store:
     # -- reporting -----------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        vectors = self.vectors.stats()
-        vectors_held = vectors["exact_records"]
-        return {
-            "name": self.name,
-            "folder": str(self.folder),
-            "root": str(self.root),
-            "format_version": FORMAT_VERSION,
-            "model": self.model,
-            "dim": self.dim,
-            "generation": self.catalog.generation(),
-            **self.catalog.counts(),
-            "withheld": self.catalog.withheld(),
-            "exact_records": vectors.pop("exact_records"),
-            "chunked_by": self.catalog.chunkers(),
-            "shards": vectors,
-            "spaces": {r.name: {"model": r.model, "dim": r.dim,
-                                "vectors": self.spaces[r.name].stats()["exact_records"]}
-                       for r in self.catalog.spaces().values() if r.name in self.spaces},
-            "recovered": dict(self.recovered),
-            **({"chunks": vectors_held} if self._mirror else {}),
-        }
+        """What `semlith stats` shows of this store (its corpus counts it)."""
+        return self.corpus.stats()
 
 
 def _exhaustive(vectors: VectorSpace) -> bool:
