@@ -6,5 +6,8 @@
 ((call method: (identifier) @_req arguments: (argument_list . (string (string_content) @module)))
   @import.module (#match? @_req "^(require|require_relative|load)$"))
 (class name: (_) @child superclass: (superclass (_) @inherit.extends))
-((call method: (identifier) @_mix arguments: (argument_list [(constant) (scope_resolution)]
-   @inherit.mixin)) (#match? @_mix "^(include|extend|prepend)$"))
+([(class name: (_) @child (body_statement (call method: (identifier) @_mix
+    arguments: (argument_list [(constant) (scope_resolution)] @inherit.mixin))))
+  (module name: (_) @child (body_statement (call method: (identifier) @_mix
+    arguments: (argument_list [(constant) (scope_resolution)] @inherit.mixin))))]
+  (#match? @_mix "^(include|extend|prepend)$"))

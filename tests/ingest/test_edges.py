@@ -90,12 +90,42 @@ def test_tier_2_calls_by_name_and_receiver(language: str) -> None:
     assert all(c.name not in ("y", "def", "m") or c.receiver for c in edges.calls), edges.calls
 
 
-def test_tier_2_imports_and_bases() -> None:
-    ruby = extract_edges(TIER_2["ruby"][0], resolve_language("ruby"))
-    assert [(i.module, str(i.kind)) for i in ruby.imports] == [("json", "module")]
-    assert [(b.child, b.parent) for b in ruby.inherits] == [("A", "B")]
-    cpp = extract_edges("#include <vector>\nusing namespace std;\n", resolve_language("cpp"))
-    assert [(i.module, i.name) for i in cpp.imports] == [("vector", ""), ("std", "*")]
+TIER_2_IMPORTS = {
+    "ruby": ("require_relative 'lib/x'\n", [("lib/x", "", "")]),
+    "php": ("<?php\nuse A\\B\\C as D;\n", [("A\\B", "C", "D")]),
+    "c": ('#include <stdio.h>\n#include "x.h"\n', [("stdio.h", "", ""), ("x.h", "", "")]),
+    "cpp": ("#include <vector>\nusing namespace std;\n", [("vector", "", ""), ("std", "*", "")]),
+    "csharp": ("using System.IO;\nusing D = A.B;\n", [("System.IO", "", ""), ("A.B", "", "D")]),
+    "kotlin": ("import x.y.W as V\n", [("x.y", "W", "V")]),
+    "swift": ("import Foundation\n", [("Foundation", "", "")]),
+    "lua": ("local m = require('mod.x')\n", [("mod.x", "", "")]),
+    "bash": ("source ./lib.sh\n", [("./lib.sh", "", "")]),
+    "elixir": ("defmodule A do\n  alias X.Y\nend\n", [("X.Y", "", "")]),
+    "haskell": ("import qualified Data.Map as Map\n", [("Data.Map", "", "Map")]),
+    "zig": ('const std = @import("std");\n', [("std", "", "std")]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(TIER_2_IMPORTS))
+def test_tier_2_imports(language: str) -> None:
+    source, imports = TIER_2_IMPORTS[language]
+    edges = extract_edges(source, resolve_language(language))
+    assert [(i.module, i.name, i.alias) for i in edges.imports] == imports
+
+
+@pytest.mark.parametrize(("language", "source", "bases"), [
+    ("ruby", "class A < B::C\n  include Mod\nend\n", [("A", "B::C", "extends"),
+                                                      ("A", "Mod", "mixin")]),
+    ("php", "<?php\nclass E extends F implements G {}\n", [("E", "F", "extends"),
+                                                          ("E", "G", "implements")]),
+    ("cpp", "class A : public B, private ns::C {};\n", [("A", "B", "extends"),
+                                                        ("A", "ns::C", "extends")]),
+    ("scala", "class F extends G with H\n", [("F", "G", "extends"), ("F", "H", "extends")]),
+    ("kotlin", "class E : F(), G\n", [("E", "F", "extends"), ("E", "G", "extends")]),
+])
+def test_tier_2_bases(language: str, source: str, bases: list[tuple[str, str, str]]) -> None:
+    edges = extract_edges(source, resolve_language(language))
+    assert [(b.child, b.parent, str(b.kind)) for b in edges.inherits] == bases
 
 
 # -- files that must not break a run -----------------------------------------------------

@@ -152,7 +152,7 @@ class _Collector:
         self.language = language
         self.data = data
         self.scopes = scopes
-        self.seen: set[tuple[tuple[str, int, int], ...]] = set()
+        self.seen: set[tuple[tuple[str, ...], tuple[int, ...]]] = set()
         # Calls are classified at the end: a Go method's receiver name may be seen later.
         self.raw_calls: list[tuple[int, int, str, str, str, int]] = []
         self.self_names: dict[int, str] = {}
@@ -168,8 +168,10 @@ class _Collector:
 
     def add(self, captures: dict[str, list[Any]]) -> bool:
         """Take one match; False once MAX_EDGES records are held."""
-        key = tuple(sorted((name, node.start_byte, node.end_byte)
-                           for name, nodes in captures.items() for node in nodes))
+        # A pattern's captures come in a fixed order: names and starts identify a match
+        # (sorting them cost 10 ms of the 47 for _pydecimal.py's 8,900 matches).
+        key = (tuple(captures), tuple([node.start_byte for nodes in captures.values()
+                                       for node in nodes]))
         if key in self.seen:  # a match across a query window's edge comes once per window
             return True
         self.seen.add(key)

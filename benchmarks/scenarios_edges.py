@@ -1,0 +1,93 @@
+"""Edge extraction (issue #22) against chunking, on the same real files (no model)."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+from harness import Context, Result, scenario, timed
+from scenarios_chunk import FIXTURES, LARGE
+
+from semlith.ingest.chunk import chunk_file
+from semlith.ingest.definitions import _parse, find_definitions
+from semlith.ingest.graph import edges_from_tree, extract_edges, has_edges
+from semlith.languages import Language, language_of
+
+
+def _compare(text: str, language: Language, runs: int) -> dict[str, float]:
+    """p50/p95 of chunking, of extract_edges, and of the edges alone over a tree and
+    definitions already made (what an indexer that parses once would add)."""
+    data = text.encode("utf-8", "replace")
+    tree = _parse(str(language.grammar), data, float("inf"))
+    definitions = find_definitions(text, language)
+    chunk = timed(lambda: chunk_file(text, language), runs, warmup=2)
+    edges = timed(lambda: extract_edges(text, language), runs, warmup=2)
+    shared = timed(lambda: edges_from_tree(tree, data, language, definitions,
+                                           deadline=float("inf")), runs, warmup=2)
+    return {**{f"chunk_{k}": v for k, v in chunk.items()},
+            **{f"edges_{k}": v for k, v in edges.items()},
+            **{f"edges_shared_{k}": v for k, v in shared.items()},
+            "ratio_p50": round(edges["p50_ms"] / chunk["p50_ms"], 2),
+            "ratio_shared_p50": round(shared["p50_ms"] / chunk["p50_ms"], 2)}
+
+
+@scenario("edges", sizes=[1], fast_sizes=[1])
+def edges(ctx: Context, sizes: list[int]) -> Result:
+    """extract_edges vs chunk_file per language (chunk's fixtures) and on _pydecimal.py."""
+    runs = 5 if ctx.fast else 30
+    metrics: dict[str, float | int | str] = {}
+    totals = {"chunk": 0.0, "edges": 0.0, "shared": 0.0}
+    for path in sorted(FIXTURES.glob("*")):
+        lang = language_of(path)
+        if lang is None or not has_edges(lang):
+            continue
+        one = _compare(path.read_text(), lang, runs)
+        metrics[f"{lang.name}_ratio_p50"] = one["ratio_p50"]
+        totals["chunk"] += one["chunk_p50_ms"]
+        totals["edges"] += one["edges_p50_ms"]
+        totals["shared"] += one["edges_shared_p50_ms"]
+    metrics["fixtures_chunk_p50_ms"] = round(totals["chunk"], 2)
+    metrics["fixtures_edges_p50_ms"] = round(totals["edges"], 2)
+    metrics["fixtures_ratio"] = round(totals["edges"] / totals["chunk"], 2)
+    metrics["fixtures_ratio_shared"] = round(totals["shared"] / totals["chunk"], 2)
+    if LARGE.exists():
+        large = _compare(LARGE.read_text(), language_of(LARGE.name), max(5, runs // 3))
+        metrics.update({f"large_{k}": v for k, v in large.items()})
+        calls = len(extract_edges(LARGE.read_text(), language_of(LARGE.name)).calls)
+        chunks = len(chunk_file(LARGE.read_text(), language_of(LARGE.name)).chunks)
+        metrics["large_calls"] = calls
+        # Against the model: docs/performance.md's index runs embed ~38 chunks/s (26 ms a
+        # chunk), so the edges' share of a real index run is this over 26.
+        metrics["large_edges_ms_per_chunk"] = round(large["edges_p50_ms"] / chunks, 3)
+        ctx.log(f"edges {LARGE.name}: {large}, {calls} calls")
+        if not ctx.fast:
+            metrics.update(_against_index(ctx))
+    return {1: metrics}
+
+
+def _against_index(ctx: Context) -> dict[str, float]:
+    """Edges of a corpus against indexing it without a model (filler vectors): the
+    upper bound of what extraction adds, since the model is most of a real index run."""
+    from scenarios_chunk import _filler_library
+    from scenarios_index import write_corpus
+
+    runs = itertools.count()
+    root = ctx.workdir / "edges-corpus"
+    write_corpus(root, 60)
+    shutil.copy(LARGE, root / LARGE.name)
+    files = [(p.read_text(), language_of(p)) for p in sorted(root.glob("*.py"))]
+
+    def index() -> None:
+        copy = ctx.workdir / f"edges-index-{next(runs)}"
+        shutil.copytree(root, copy)
+        _filler_library(str(ctx.workdir / f"{copy.name}-h")).index([str(copy)])
+
+    def extract_all() -> None:
+        for text, lang in files:
+            extract_edges(text, lang)  # type: ignore[arg-type]
+
+    indexed = timed(index, 5, warmup=1)
+    extracted = timed(extract_all, 5, warmup=1)
+    return {"corpus_index_nomodel_p50_ms": indexed["p50_ms"],
+            "corpus_edges_p50_ms": extracted["p50_ms"],
+            "corpus_edges_vs_index_nomodel": round(extracted["p50_ms"] / indexed["p50_ms"], 3)}
