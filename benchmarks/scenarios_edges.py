@@ -9,7 +9,7 @@ from harness import Context, Result, scenario, timed
 from scenarios_chunk import FIXTURES, LARGE
 
 from semlith.ingest.chunk import chunk_file
-from semlith.ingest.definitions import _parse, find_definitions
+from semlith.ingest.definitions import find_definitions
 from semlith.ingest.graph import edges_from_tree, extract_edges, has_edges
 from semlith.languages import Language, language_of
 
@@ -18,7 +18,9 @@ def _compare(text: str, language: Language, runs: int) -> dict[str, float]:
     """p50/p95 of chunking, of extract_edges, and of the edges alone over a tree and
     definitions already made (what an indexer that parses once would add)."""
     data = text.encode("utf-8", "replace")
-    tree = _parse(str(language.grammar), data, float("inf"))
+    from tree_sitter_language_pack import get_parser
+
+    tree = get_parser(language.grammar).parse(data)
     definitions = find_definitions(text, language)
     chunk = timed(lambda: chunk_file(text, language), runs, warmup=2)
     edges = timed(lambda: extract_edges(text, language), runs, warmup=2)

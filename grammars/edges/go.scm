@@ -40,3 +40,7 @@
                                              @type))) @local.call
 (field_declaration_list (field_declaration name: (field_identifier) @name type: (_) @type)
   @field.declared)
+
+; Result types, for what a call gives back (`x := NewStore()` is a *Store).
+(function_declaration name: (identifier) @name result: (_) @type) @local.returns
+(method_declaration name: (field_identifier) @name result: (_) @type) @local.returns

@@ -39,3 +39,6 @@
 (formal_parameter type: (_) @type name: (identifier) @name) @local.declared
 (field_declaration type: (_) @type declarator: (variable_declarator name: (_) @name))
   @field.declared
+
+; Return types, for what a call gives back (`var x = shop.cart()`).
+(method_declaration type: (_) @type name: (identifier) @name) @local.returns

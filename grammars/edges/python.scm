@@ -36,3 +36,6 @@
 (class_definition body: (block
   (expression_statement
     (assignment left: (identifier) @name type: (type (_) @type)) @field.declared)))
+
+; Return types, for what a call gives back (`x = make_cart()`).
+(function_definition name: (identifier) @name return_type: (type (_) @type)) @local.returns

@@ -42,3 +42,6 @@
 (parameter pattern: (identifier) @name type: (_) @type) @local.declared
 (field_declaration_list (field_declaration name: (field_identifier) @name type: (_) @type)
   @field.declared)
+
+; Return types, for what a call gives back (`let x = Store::new()` is a Self).
+(function_item name: (identifier) @name return_type: (_) @type) @local.returns

@@ -89,3 +89,9 @@
   @field.constructed
 (public_field_definition name: (property_identifier) @name type: (type_annotation (_) @type))
   @field.declared
+
+; Return types, for what a call gives back (`const x = makeCart()`).
+(function_declaration name: (identifier) @name
+  return_type: (type_annotation (_) @type)) @local.returns
+(method_definition name: (property_identifier) @name
+  return_type: (type_annotation (_) @type)) @local.returns

@@ -122,6 +122,7 @@ def edges_from_tree(tree: Any, data: bytes, language: Language,
     return collector.result()
 
 
+_NO_VALUE = frozenset({"None", "void", "()"})  # return types that type nothing
 _ELIXIR_DEFINES = frozenset({"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp",
                              "defdelegate"})
 
@@ -257,18 +258,23 @@ class _Collector:
         if name is None or type_node is None:
             return
         line, name_text = node.start_point.row + 1, self.text(name)
+        local_kind = LocalKind(kind)
         if family == "field":
             scope = self.scopes.enclosing_class(self.scopes.innermost(node.start_byte))
             if scope < 0:
                 return
+        elif local_kind is LocalKind.RETURNS:  # the match is the function itself
+            scope = self.scopes.innermost(node.start_byte)
         else:
             scope = self.scopes.binding_scope(node.start_byte, name_text, line)
-        local_kind = LocalKind(kind)
         written = self.text(type_node)
         type_name = bounded(written) if local_kind is LocalKind.CALL else type_text(written)
+        if local_kind is LocalKind.RETURNS and type_name in _NO_VALUE:
+            return
         self.locals.append(Local(line, name_text, type_name, local_kind,
                                  self.scopes.qualname(scope),
-                                 family == "field" or self.scopes.is_class_like(scope)))
+                                 family == "field" or (local_kind is not LocalKind.RETURNS
+                                                       and self.scopes.is_class_like(scope))))
 
     def _package(self, _family: str, _kind: str, node: Any, _captures: Any) -> None:
         self.package = self.package or bounded(self.text(node))

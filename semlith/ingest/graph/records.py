@@ -51,6 +51,8 @@ class LocalKind(StrEnum):
     DECLARED = "declared"  # `x: Foo`, `Foo x`, `var x Foo`, `let x: Foo`, `def f(x: Foo)`
     CONSTRUCTED = "constructed"  # `new Foo()`, Go `Foo{}`, Rust `Foo { .. }`
     CALL = "call"  # `x = Foo()`, `x := NewFoo()`, `Foo::new()`: type_name is the callee
+    RETURNS = "returns"  # a function's declared return type: name is the function's name,
+    # scope its qualname (what a CALL local's callee gives back)
 
 
 @dataclass(frozen=True, slots=True)
