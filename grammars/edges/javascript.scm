@@ -56,10 +56,17 @@
 (class name: (identifier) @child
   (class_heritage [(identifier) (member_expression)] @inherit.extends))
 
-; Locals and fields: `const x = new Foo()`, `this.x = new Foo()`, `x = new Foo()` in a class.
+; Locals and fields: `const x = new Foo()`, `const x = make()`, `this.x = new Foo()`,
+; `this.x = make()`, `x = new Foo()` in a class.
 (variable_declarator name: (identifier) @name
   value: (new_expression constructor: [(identifier) (member_expression)] @type))
   @local.constructed
+((variable_declarator name: (identifier) @name
+   value: (call_expression function: [(identifier) (member_expression)] @type)) @local.call
+  (#not-eq? @type "require"))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: (call_expression function: [(identifier) (member_expression)] @type)) @field.call
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier) @name)
   right: (new_expression constructor: [(identifier) (member_expression)] @type))

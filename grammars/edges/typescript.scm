@@ -68,8 +68,9 @@
 (interface_declaration name: (type_identifier) @child
   (extends_type_clause type: (generic_type name: (_) @inherit.extends)))
 
-; Locals: `const x = new Foo()`, `let x: Foo`, annotated parameters; fields: `this.x = new
-; Foo()`, `private x: Foo`, `x = new Foo()` in a class, `constructor(private x: Foo)`.
+; Locals: `const x = new Foo()`, `const x = make()`, `let x: Foo`, annotated parameters;
+; fields: `this.x = new Foo()`, `this.x = make()`, `private x: Foo`, `x = new Foo()` in a
+; class, `constructor(private x: Foo)`.
 (variable_declarator name: (identifier) @name
   value: (new_expression constructor: [(identifier) (member_expression)] @type))
   @local.constructed
@@ -80,6 +81,12 @@
   @local.declared
 (required_parameter (accessibility_modifier) pattern: (identifier) @name
   type: (type_annotation (_) @type)) @field.declared
+((variable_declarator name: (identifier) @name
+   value: (call_expression function: [(identifier) (member_expression)] @type)) @local.call
+  (#not-eq? @type "require"))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: (call_expression function: [(identifier) (member_expression)] @type)) @field.call
 (assignment_expression
   left: (member_expression object: (this) property: (property_identifier) @name)
   right: (new_expression constructor: [(identifier) (member_expression)] @type))
