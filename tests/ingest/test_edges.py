@@ -48,6 +48,16 @@ def test_every_language_with_a_grammar_has_an_edge_query_that_compiles() -> None
     assert not has_edges(resolve_language("markdown"))
 
 
+def test_the_wheel_declares_the_edge_queries_and_the_package() -> None:
+    # tests/test_packaging.py builds the wheel; this says what it must then carry.
+    import tomllib
+
+    project = tomllib.loads((GRAPH.parent.parent / "pyproject.toml").read_text())
+    setuptools = project["tool"]["setuptools"]
+    assert "edges/*.scm" in setuptools["package-data"]["semlith.grammars"]
+    assert "semlith.ingest.graph" in setuptools["packages"]
+
+
 # Tier 2: calls by name and receiver (and imports and bases where the grammar gives them).
 TIER_2 = {
     "ruby": ("require 'json'\nclass A < B\n  def m\n    @s.send(1)\n    self.bar\n"
@@ -70,8 +80,9 @@ TIER_2 = {
               {("x", "self", "self"), ("c", "a.b", "module_path")}),
     "lua": ("local m = require('x')\nfunction M:f() self:g(); a.b.c(2) end\n",
             {("g", "self", "self"), ("c", "a.b", "module_path")}),
-    "bash": ("f() { echo hi; g 1 2; }\nf\n", {("echo", "", "none"), ("g", "", "none"),
-                                              ("f", "", "none")}),
+    "bash": ("f() { echo hi; g 1 2; }\nf\n./run.sh x\n",
+             {("echo", "", "none"), ("g", "", "none"), ("f", "", "none"),
+              ("./run.sh", "", "none")}),
     "elixir": ("defmodule A do\n  def m(x) do\n    foo(1)\n    Y.bar(x)\n  end\nend\n",
                {("foo", "", "none"), ("bar", "Y", "name")}),
     "haskell": ("f x = g (Map.insert x)\n", {("g", "", "none"), ("insert", "Map", "name")}),

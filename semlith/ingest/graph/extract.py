@@ -122,6 +122,9 @@ def edges_from_tree(tree: Any, data: bytes, language: Language,
     return collector.result()
 
 
+# Callee names that are paths: the path before the last name is the receiver.
+_QUALIFIED = frozenset({"scoped_type_identifier", "qualified_name", "qualified_identifier",
+                        "scoped_identifier"})
 _NO_VALUE = frozenset({"None", "void", "()"})  # return types that type nothing
 _ELIXIR_DEFINES = frozenset({"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp",
                              "defdelegate"})
@@ -207,11 +210,10 @@ class _Collector:
             text, node_type = self.text(receiver).removesuffix("."), receiver.type
         elif chain is not None:
             text, node_type = bounded(chain_receiver(chain, name, self.data)), ""
+        elif name.type in _QUALIFIED:  # `new java.util.List()`, PHP's `\A\f()`
+            (text, name_text), node_type = split_path(name_text), ""
         else:
             text, node_type = "", ""
-            module, last = split_path(name_text)
-            if last:  # a qualified constructor: `new java.util.List()`
-                text, name_text = module, last
         self.raw_calls.append((node.start_point.row + 1, node.start_point.column,
                                bounded(name_text), bounded(text), node_type,
                                self.scopes.innermost(node.start_byte)))
