@@ -123,4 +123,62 @@ MIGRATIONS: list[str] = [
         WHERE m.key = 'model' AND d.key = 'dim';
     ALTER TABLE chunks ADD COLUMN space TEXT NOT NULL DEFAULT 'text';
     """,
+    # 8: the code graph's edges (issue #22), per file and as written: calls, imports,
+    # inheritance, containment, typed locals, and per file the edge extraction it was
+    # made with (a fingerprint, so a store from before gets its edges on the next run
+    # without re-embedding anything) and why it has none. Deleted with their file.
+    """
+    CREATE TABLE edge_files (
+        file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+        fingerprint TEXT NOT NULL,
+        package TEXT NOT NULL DEFAULT '',
+        failed TEXT NOT NULL DEFAULT '',
+        truncated INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE edge_calls (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        receiver TEXT NOT NULL,
+        qualifier TEXT NOT NULL,
+        caller TEXT NOT NULL
+    );
+    CREATE INDEX edge_calls_name ON edge_calls(name);
+    CREATE INDEX edge_calls_file ON edge_calls(file_id, caller);
+    CREATE TABLE edge_imports (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        module TEXT NOT NULL,
+        name TEXT NOT NULL,
+        alias TEXT NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX edge_imports_file ON edge_imports(file_id);
+    CREATE TABLE edge_inherits (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        child TEXT NOT NULL,
+        parent TEXT NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX edge_inherits_file ON edge_inherits(file_id);
+    CREATE TABLE edge_contains (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        parent TEXT NOT NULL,
+        child TEXT NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX edge_contains_file ON edge_contains(file_id);
+    CREATE TABLE edge_locals (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        type_name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        field INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX edge_locals_file ON edge_locals(file_id);
+    """,
 ]

@@ -8,6 +8,7 @@ from semlith.ingest.graph.extract import (
     EDGE_SECONDS,
     MAX_EDGES,
     edge_query,
+    edges_fingerprint,
     edges_from_tree,
     extract_edges,
     has_edges,
@@ -28,4 +29,4 @@ from semlith.ingest.graph.records import (
 
 __all__ = ["EDGE_SECONDS", "MAX_EDGES", "MODULE", "Call", "Contain", "FileEdges", "Import",
            "ImportKind", "Inherit", "InheritKind", "Local", "LocalKind", "QualifierKind",
-           "edge_query", "edges_from_tree", "extract_edges", "has_edges"]
+           "edge_query", "edges_fingerprint", "edges_from_tree", "extract_edges", "has_edges"]

@@ -72,6 +72,26 @@ def edge_query(grammar: str) -> Any:
     return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]
 
 
+# Bump when the extraction changes what it records for an unchanged query: a store then
+# extracts every file's edges again on its next run (no re-embedding).
+EXTRACTOR_REVISION = 1
+
+
+@functools.cache
+def edges_fingerprint(language: Language | None) -> str:
+    """Identifies how edges of `language` are extracted today (revision + its edge query
+    + the definitions query its callers' qualnames come from); "" without edges."""
+    import xxhash
+
+    if not has_edges(language) or language is None:
+        return ""
+    folder = resources.files("semlith.grammars")
+    query = (folder / "edges" / f"{language.grammar}.scm").read_text()
+    defs = folder / f"{language.grammar}.scm"
+    query += defs.read_text() if defs.is_file() else ""
+    return f"{EXTRACTOR_REVISION}:{xxhash.xxh3_64_hexdigest(query.encode())}"
+
+
 def has_edges(language: Language | None) -> bool:
     """Whether edges of this language are extracted (a grammar and an edge query)."""
     if language is None or language.grammar is None:

@@ -1,0 +1,226 @@
+"""The code graph's rows in the catalog (issue #22): each file's edges as written, and
+the reads the resolver makes. Only `store/` speaks SQL; `graph/` calls these.
+
+A file's edges are replaced in the transaction that replaces its chunks, copied with a
+copied file, kept by a moved one (they are keyed by file id, and nothing in them names
+their own path) and deleted with the file (`ON DELETE CASCADE`, migration 8).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from semlith.ingest.graph.records import (
+    Call,
+    Contain,
+    FileEdges,
+    Import,
+    ImportKind,
+    Inherit,
+    InheritKind,
+    Local,
+    LocalKind,
+    QualifierKind,
+)
+from semlith.store.catalog import Catalog
+
+_TABLES = ("edge_calls", "edge_imports", "edge_inherits", "edge_contains", "edge_locals",
+           "edge_files")
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeFile:
+    """A file that has edges: where it is, its language, the package it declares."""
+
+    id: int
+    path: str
+    lang: str
+    package: str
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A definition of the symbol table, with its file."""
+
+    file_id: int
+    path: str
+    lang: str
+    name: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A stored call and the file it is in."""
+
+    file_id: int
+    call: Call
+
+
+def write_edges(db: sqlite3.Connection, file_id: int, edges: FileEdges,
+                fingerprint: str) -> None:
+    """Replace a file's edges (inside the caller's transaction)."""
+    delete_edges(db, [file_id])
+    db.execute("INSERT INTO edge_files(file_id, fingerprint, package, failed, truncated)"
+               " VALUES (?, ?, ?, ?, ?)",
+               (file_id, fingerprint, edges.package, edges.failed, int(edges.truncated)))
+    db.executemany(
+        "INSERT INTO edge_calls(file_id, line, col, name, receiver, qualifier, caller)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, c.line, c.column, c.name, c.receiver, str(c.qualifier_kind), c.caller)
+         for c in edges.calls])
+    db.executemany(
+        "INSERT INTO edge_imports(file_id, line, module, name, alias, kind)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [(file_id, i.line, i.module, i.name, i.alias, str(i.kind)) for i in edges.imports])
+    db.executemany(
+        "INSERT INTO edge_inherits(file_id, line, child, parent, kind) VALUES (?, ?, ?, ?, ?)",
+        [(file_id, i.line, i.child, i.parent, str(i.kind)) for i in edges.inherits])
+    db.executemany(
+        "INSERT INTO edge_contains(file_id, parent, child, kind) VALUES (?, ?, ?, ?)",
+        [(file_id, c.parent, c.child, c.kind) for c in edges.contains])
+    db.executemany(
+        "INSERT INTO edge_locals(file_id, line, name, type_name, kind, scope, field)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, x.line, x.name, x.type_name, str(x.kind), x.scope, int(x.field))
+         for x in edges.locals])
+
+
+def delete_edges(db: sqlite3.Connection, file_ids: Sequence[int]) -> None:
+    for file_id in file_ids:
+        for table in _TABLES:
+            db.execute(f"DELETE FROM {table} WHERE file_id=?", (file_id,))
+
+
+def copy_edges(db: sqlite3.Connection, source: int, target: int) -> None:
+    """Give file `target` the edges of `source` (an identical file)."""
+    delete_edges(db, [target])
+    columns = {
+        "edge_files": "fingerprint, package, failed, truncated",
+        "edge_calls": "line, col, name, receiver, qualifier, caller",
+        "edge_imports": "line, module, name, alias, kind",
+        "edge_inherits": "line, child, parent, kind",
+        "edge_contains": "parent, child, kind",
+        "edge_locals": "line, name, type_name, kind, scope, field",
+    }
+    for table, cols in columns.items():
+        db.execute(f"INSERT INTO {table}(file_id, {cols}) SELECT ?, {cols} FROM {table}"
+                   " WHERE file_id=?", (target, source))
+
+
+def edge_fingerprints(catalog: Catalog, langs: Iterable[str]) -> list[tuple[int, str, str, str]]:
+    """(file id, path, lang, edge fingerprint or "") of the committed files of `langs`."""
+    names = list(langs)
+    if not names:
+        return []
+    marks = ",".join("?" * len(names))
+    return [(int(r[0]), str(r[1]), str(r[2]), str(r[3] or "")) for r in catalog.db.execute(
+        "SELECT f.id, f.path, f.lang, e.fingerprint FROM files f"
+        " LEFT JOIN edge_files e ON e.file_id = f.id"
+        f" WHERE f.hash != '' AND f.lang IN ({marks})", names)]
+
+
+def edge_counts(catalog: Catalog) -> dict[str, int]:
+    """Rows per edge kind, and files whose extraction failed (for `stats` and tests)."""
+    db = catalog.db
+    counts = {table.removeprefix("edge_"): int(db.execute(
+        f"SELECT COUNT(*) FROM {table}").fetchone()[0]) for table in _TABLES}
+    counts["failed"] = int(db.execute(
+        "SELECT COUNT(*) FROM edge_files WHERE failed != ''").fetchone()[0])
+    return counts
+
+
+def failed_edges(catalog: Catalog) -> dict[str, str]:
+    """path -> why a file has no edges."""
+    return {str(r[0]): str(r[1]) for r in catalog.db.execute(
+        "SELECT f.path, e.failed FROM edge_files e JOIN files f ON f.id = e.file_id"
+        " WHERE e.failed != ''")}
+
+
+# -- reads for the resolver ------------------------------------------------------------
+
+
+def edge_files(catalog: Catalog) -> list[EdgeFile]:
+    """Every file that has edges."""
+    return [EdgeFile(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in catalog.db.execute(
+        "SELECT f.id, f.path, f.lang, e.package FROM edge_files e"
+        " JOIN files f ON f.id = e.file_id")]
+
+
+def file_edges(catalog: Catalog, file_id: int) -> FileEdges:
+    """The stored edges of one file (calls included)."""
+    db = catalog.db
+    calls = tuple(Call(int(r[0]), int(r[1]), str(r[2]), str(r[3]), QualifierKind(r[4]),
+                       str(r[5])) for r in db.execute(
+        "SELECT line, col, name, receiver, qualifier, caller FROM edge_calls"
+        " WHERE file_id=? ORDER BY line, col", (file_id,)))
+    imports = tuple(Import(int(r[0]), str(r[1]), str(r[2]), str(r[3]), ImportKind(r[4]))
+                    for r in db.execute("SELECT line, module, name, alias, kind FROM"
+                                        " edge_imports WHERE file_id=?", (file_id,)))
+    inherits = tuple(Inherit(int(r[0]), str(r[1]), str(r[2]), InheritKind(r[3]))
+                     for r in db.execute("SELECT line, child, parent, kind FROM"
+                                         " edge_inherits WHERE file_id=?", (file_id,)))
+    contains = tuple(Contain(str(r[0]), str(r[1]), str(r[2])) for r in db.execute(
+        "SELECT parent, child, kind FROM edge_contains WHERE file_id=?", (file_id,)))
+    local_rows = db.execute("SELECT line, name, type_name, kind, scope, field FROM"
+                            " edge_locals WHERE file_id=?", (file_id,))
+    locals_ = tuple(Local(int(r[0]), str(r[1]), str(r[2]), LocalKind(r[3]), str(r[4]),
+                          bool(r[5])) for r in local_rows)
+    row = db.execute("SELECT package, failed, truncated FROM edge_files WHERE file_id=?",
+                     (file_id,)).fetchone()
+    package, failed, truncated = (str(row[0]), str(row[1]), bool(row[2])) if row else \
+        ("", "", False)
+    return FileEdges(calls, imports, inherits, contains, locals_, package, failed, truncated)
+
+
+def calls_named(catalog: Catalog, names: Iterable[str]) -> list[CallSite]:
+    """Every stored call whose callee is written with one of `names`."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return []
+    marks = ",".join("?" * len(wanted))
+    return [CallSite(int(r[0]), Call(int(r[1]), int(r[2]), str(r[3]), str(r[4]),
+                                     QualifierKind(r[5]), str(r[6])))
+            for r in catalog.db.execute(
+                "SELECT file_id, line, col, name, receiver, qualifier, caller FROM edge_calls"
+                f" WHERE name IN ({marks}) ORDER BY file_id, line, col", wanted)]
+
+
+def calls_from(catalog: Catalog, file_id: int, caller: str) -> list[Call]:
+    """The calls made directly inside definition `caller` (a qualname) of a file."""
+    return [Call(int(r[0]), int(r[1]), str(r[2]), str(r[3]), QualifierKind(r[4]), str(r[5]))
+            for r in catalog.db.execute(
+                "SELECT line, col, name, receiver, qualifier, caller FROM edge_calls"
+                " WHERE file_id=? AND caller=? ORDER BY line, col", (file_id, caller))]
+
+
+_DEFINITION = ("SELECT s.file_id, f.path, f.lang, s.name, s.qualname, s.kind, s.start_line,"
+               " s.end_line FROM symbols s JOIN files f ON f.id = s.file_id")
+
+
+def _definitions(rows: Iterable[Sequence[object]]) -> list[Definition]:
+    return [Definition(int(str(r[0])), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]),
+                       int(str(r[6])), int(str(r[7]))) for r in rows]
+
+
+def definitions_named(catalog: Catalog, name: str) -> list[Definition]:
+    """Every definition whose simple name is `name` (case-sensitive)."""
+    return _definitions(catalog.db.execute(
+        f"{_DEFINITION} WHERE s.name = ? COLLATE NOCASE AND s.name = ?"
+        " ORDER BY f.path, s.start_line", (name, name)))
+
+
+def definitions_in(catalog: Catalog, file_id: int) -> list[Definition]:
+    return _definitions(catalog.db.execute(
+        f"{_DEFINITION} WHERE s.file_id = ? ORDER BY s.start_line", (file_id,)))
+
+
+def definition_names(catalog: Catalog) -> list[tuple[str, str]]:
+    """(name, qualname) of every definition, for suggesting the nearest real names."""
+    return [(str(r[0]), str(r[1])) for r in catalog.db.execute(
+        "SELECT DISTINCT name, qualname FROM symbols")]
