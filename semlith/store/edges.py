@@ -41,7 +41,7 @@ class EdgeFile:
 
 
 @dataclass(frozen=True, slots=True)
-class Definition:
+class GraphDef:
     """A definition of the symbol table, with its file."""
 
     file_id: int
@@ -52,6 +52,7 @@ class Definition:
     kind: str
     start_line: int
     end_line: int
+    line: int  # its own first line (`def`, `func`), after decorators and comments
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +83,8 @@ def write_edges(db: sqlite3.Connection, file_id: int, edges: FileEdges,
         "INSERT INTO edge_inherits(file_id, line, child, parent, kind) VALUES (?, ?, ?, ?, ?)",
         [(file_id, i.line, i.child, i.parent, str(i.kind)) for i in edges.inherits])
     db.executemany(
-        "INSERT INTO edge_contains(file_id, parent, child, kind) VALUES (?, ?, ?, ?)",
-        [(file_id, c.parent, c.child, c.kind) for c in edges.contains])
+        "INSERT INTO edge_contains(file_id, parent, child, kind, line) VALUES (?, ?, ?, ?, ?)",
+        [(file_id, c.parent, c.child, c.kind, c.line) for c in edges.contains])
     db.executemany(
         "INSERT INTO edge_locals(file_id, line, name, type_name, kind, scope, field)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -105,7 +106,7 @@ def copy_edges(db: sqlite3.Connection, source: int, target: int) -> None:
         "edge_calls": "line, col, name, receiver, qualifier, caller",
         "edge_imports": "line, module, name, alias, kind",
         "edge_inherits": "line, child, parent, kind",
-        "edge_contains": "parent, child, kind",
+        "edge_contains": "parent, child, kind, line",
         "edge_locals": "line, name, type_name, kind, scope, field",
     }
     for table, cols in columns.items():
@@ -165,8 +166,8 @@ def file_edges(catalog: Catalog, file_id: int) -> FileEdges:
     inherits = tuple(Inherit(int(r[0]), str(r[1]), str(r[2]), InheritKind(r[3]))
                      for r in db.execute("SELECT line, child, parent, kind FROM"
                                          " edge_inherits WHERE file_id=?", (file_id,)))
-    contains = tuple(Contain(str(r[0]), str(r[1]), str(r[2])) for r in db.execute(
-        "SELECT parent, child, kind FROM edge_contains WHERE file_id=?", (file_id,)))
+    contains = tuple(Contain(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in db.execute(
+        "SELECT parent, child, kind, line FROM edge_contains WHERE file_id=?", (file_id,)))
     local_rows = db.execute("SELECT line, name, type_name, kind, scope, field FROM"
                             " edge_locals WHERE file_id=?", (file_id,))
     locals_ = tuple(Local(int(r[0]), str(r[1]), str(r[2]), LocalKind(r[3]), str(r[4]),
@@ -199,23 +200,28 @@ def calls_from(catalog: Catalog, file_id: int, caller: str) -> list[Call]:
                 " WHERE file_id=? AND caller=? ORDER BY line, col", (file_id, caller))]
 
 
+# A definition's own line is its containment edge's (the symbol's span starts at its
+# decorators and leading comments).
 _DEFINITION = ("SELECT s.file_id, f.path, f.lang, s.name, s.qualname, s.kind, s.start_line,"
-               " s.end_line FROM symbols s JOIN files f ON f.id = s.file_id")
+               " s.end_line, COALESCE((SELECT MIN(c.line) FROM edge_contains c"
+               " WHERE c.file_id = s.file_id AND c.child = s.qualname AND c.line"
+               " BETWEEN s.start_line AND s.end_line), s.start_line)"
+               " FROM symbols s JOIN files f ON f.id = s.file_id")
 
 
-def _definitions(rows: Iterable[Sequence[object]]) -> list[Definition]:
-    return [Definition(int(str(r[0])), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]),
-                       int(str(r[6])), int(str(r[7]))) for r in rows]
+def _definitions(rows: Iterable[Sequence[object]]) -> list[GraphDef]:
+    return [GraphDef(int(str(r[0])), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]),
+                       int(str(r[6])), int(str(r[7])), int(str(r[8]))) for r in rows]
 
 
-def definitions_named(catalog: Catalog, name: str) -> list[Definition]:
+def definitions_named(catalog: Catalog, name: str) -> list[GraphDef]:
     """Every definition whose simple name is `name` (case-sensitive)."""
     return _definitions(catalog.db.execute(
         f"{_DEFINITION} WHERE s.name = ? COLLATE NOCASE AND s.name = ?"
         " ORDER BY f.path, s.start_line", (name, name)))
 
 
-def definitions_in(catalog: Catalog, file_id: int) -> list[Definition]:
+def definitions_in(catalog: Catalog, file_id: int) -> list[GraphDef]:
     return _definitions(catalog.db.execute(
         f"{_DEFINITION} WHERE s.file_id = ? ORDER BY s.start_line", (file_id,)))
 

@@ -167,9 +167,10 @@ MIGRATIONS: list[str] = [
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         parent TEXT NOT NULL,
         child TEXT NOT NULL,
-        kind TEXT NOT NULL
+        kind TEXT NOT NULL,
+        line INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX edge_contains_file ON edge_contains(file_id);
+    CREATE INDEX edge_contains_file ON edge_contains(file_id, child);
     CREATE TABLE edge_locals (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         line INTEGER NOT NULL,

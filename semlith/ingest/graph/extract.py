@@ -312,7 +312,7 @@ class _Collector:
         if name is not None and owner is not None:
             method = self.scopes.named(name.start_byte, self.text(name))
             self.owners.append(Contain(parent_text(type_text(self.text(owner))), method,
-                                       "method"))
+                                       "method", name.start_point.row + 1))
 
     def result(self) -> FileEdges:
         calls = tuple(Call(line, column, name, receiver,

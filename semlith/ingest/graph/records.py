@@ -87,6 +87,7 @@ class Contain:
     parent: str  # a qualname, or MODULE
     child: str
     kind: str  # the child's definition kind: function, method, class, struct...
+    line: int = 0  # the child's own first line (`def`, not a decorator or comment)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ class Scopes:
         while stack:  # preorder, so `starts` stays sorted (nest keeps source order)
             d, parent, prefix = stack.pop()
             qualname = f"{prefix}.{d.name}" if prefix else d.name
-            self.contains.append(Contain(self.qualname(parent), qualname, d.kind))
+            self.contains.append(Contain(self.qualname(parent), qualname, d.kind, d.def_line))
             index = len(self.starts)
             self.starts.append(d.span[0])
             self.ends.append(d.span[1])

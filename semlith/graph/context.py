@@ -1,0 +1,124 @@
+"""One file's edges arranged for lookups: its definitions by qualname, the members of
+its classes, the names its imports bind, its classes' bases, its typed locals."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from semlith.ingest.definitions import METHOD_OWNERS
+from semlith.ingest.graph.records import MODULE, FileEdges, Import, ImportKind, Local, LocalKind
+from semlith.store.edges import EdgeFile, GraphDef
+
+# Kinds a bare name can call: not methods (a Go method's qualname is its bare name).
+CALLABLE_TOP = frozenset({"function", "class", "struct", "interface", "enum", "type",
+                          "constant", "variable", "trait", "record", "object", "macro"})
+_TYPE_RANK = {"class": 0, "struct": 0, "interface": 1, "trait": 1, "enum": 1, "type": 2,
+              "record": 0, "object": 0, "impl": 5}
+
+
+@dataclass(slots=True)
+class FileContext:
+    file: EdgeFile
+    edges: FileEdges
+    defs: list[GraphDef]
+    by_qualname: dict[str, list[GraphDef]] = field(default_factory=dict)
+    members: dict[str, dict[str, GraphDef]] = field(default_factory=dict)
+    owner: dict[str, str] = field(default_factory=dict)  # method qualname -> its type
+    bindings: dict[str, Import] = field(default_factory=dict)  # local name -> import
+    wildcards: list[Import] = field(default_factory=list)
+    bases: dict[str, list[str]] = field(default_factory=dict)
+    locals: dict[tuple[str, str], list[Local]] = field(default_factory=dict)
+    returns: dict[str, str] = field(default_factory=dict)  # function qualname -> type
+
+    @classmethod
+    def build(cls, file: EdgeFile, edges: FileEdges, defs: list[GraphDef]) -> FileContext:
+        ctx = cls(file, edges, defs)
+        by_qualname: dict[str, list[GraphDef]] = defaultdict(list)
+        for d in defs:
+            by_qualname[d.qualname].append(d)
+        ctx.by_qualname = dict(by_qualname)
+        members: dict[str, dict[str, GraphDef]] = defaultdict(dict)
+        for d in defs:
+            if "." in d.qualname:  # a later definition of a name wins (typing.overload)
+                parent = d.qualname.rsplit(".", 1)[0]
+                members[parent][d.name] = d
+                ctx.owner[d.qualname] = parent
+        for c in edges.contains:  # Go: a method belongs to its receiver's type
+            if c.kind == "method" and "." not in c.child and c.parent != MODULE:
+                for d in by_qualname.get(c.child, []):
+                    if d.kind == "method":
+                        members[c.parent].setdefault(d.name, d)
+                        ctx.owner[c.child] = c.parent
+        ctx.members = dict(members)
+        for imp in edges.imports:
+            if imp.kind is ImportKind.SIDE_EFFECT:
+                continue
+            if imp.name == "*":
+                ctx.wildcards.append(imp)
+                continue
+            local = imp.alias or imp.name or _module_binding(imp.module, file.lang)
+            if local:
+                ctx.bindings.setdefault(local, imp)
+        bases: dict[str, list[str]] = defaultdict(list)
+        for inh in edges.inherits:
+            bases[inh.child].append(inh.parent)
+        ctx.bases = dict(bases)
+        locals_: dict[tuple[str, str], list[Local]] = defaultdict(list)
+        for loc in edges.locals:
+            if loc.kind is LocalKind.RETURNS:
+                ctx.returns.setdefault(loc.scope, loc.type_name)
+            else:
+                locals_[(loc.scope, loc.name)].append(loc)
+        ctx.locals = dict(locals_)
+        return ctx
+
+    def top(self, name: str) -> GraphDef | None:
+        """The top-level definition `name` of this file that a bare name can mean."""
+        found = [d for d in self.by_qualname.get(name, [])
+                 if d.kind in CALLABLE_TOP or (d.kind != "method" and d.kind != "impl")]
+        return min(reversed(found), key=lambda d: _TYPE_RANK.get(d.kind, 3)) if found else None
+
+    def type_named(self, qualname: str) -> GraphDef | None:
+        """A class-like definition of this file by qualname (a struct before its impl)."""
+        found = [d for d in self.by_qualname.get(qualname, [])
+                 if d.kind in METHOD_OWNERS or d.kind in _TYPE_RANK]
+        return min(found, key=lambda d: _TYPE_RANK.get(d.kind, 3)) if found else None
+
+    def enclosing_type(self, caller: str) -> str:
+        """The qualname of the type a method `caller` belongs to, or ""."""
+        if caller in self.owner and self.type_named(self.owner[caller]) is not None:
+            return self.owner[caller]
+        parts = caller.split(".")
+        for n in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:n])
+            if self.type_named(prefix) is not None:
+                return prefix
+        return ""
+
+    def local_type(self, caller: str, name: str) -> Local | None:
+        """The typed binding `name` visible in `caller` (its scope, then outer ones)."""
+        scope = caller
+        while True:
+            found = self.locals.get((scope, name))
+            if found:
+                return found[-1]
+            if scope == MODULE:
+                return None
+            scope = scope.rsplit(".", 1)[0] if "." in scope else MODULE
+
+    def field_type(self, type_qualname: str, name: str) -> Local | None:
+        found = self.locals.get((type_qualname, name))
+        return next((x for x in reversed(found) if x.field), found[-1]) if found else None
+
+
+def _module_binding(module: str, lang: str) -> str:
+    """The name a module import binds: `import a.b` binds `a` (Python), a Go import its
+    last segment, `use a::b` its last."""
+    if lang == "python":
+        return module.split(".")[0] if not module.startswith(".") else ""
+    if lang == "go":
+        return module.strip('"').rsplit("/", 1)[-1]
+    if "::" in module:
+        return module.rsplit("::", 1)[-1]
+    return ""

@@ -1,0 +1,448 @@
+"""Which definition a stored call means, decided at query time (issue #22).
+
+In the issue's order: the binding an import makes; the receiver's type (`self`/`this`
+and the enclosing class and its bases, a declared or constructed type, what a called
+function is declared to return); the same file; the module a hint names; the files the
+caller imports; the only definition of that name in the language; a directory
+tie-break — otherwise ambiguous, with the candidates. A call whose name the file binds
+to something outside the corpus (an import of the standard library or a dependency, a
+builtin, a receiver of a foreign type) is not an edge.
+
+Statuses: `extracted` — settled inside the caller's file (its own definitions, its
+class); `resolved` — settled across files (imports, types, packages, uniqueness);
+`ambiguous` — several candidates remain.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from enum import StrEnum
+
+from semlith.graph.context import FileContext
+from semlith.graph.modules import ModuleMap, family, nearest
+from semlith.ingest.graph.records import Call, Import, ImportKind, LocalKind, QualifierKind
+from semlith.roles import is_test
+from semlith.store.catalog import Catalog
+from semlith.store.edges import GraphDef, definitions_in, definitions_named, edge_files, file_edges
+
+MAX_HOPS = 6
+# A method on a receiver of unknown type is not settled by being the only one of its
+# name: on flask 7 of 16 such claims were wrong (the receiver was a dict, a Jinja loader).
+UNIQUE_METHODS = False  # bases, re-exports and return types followed at most this deep
+
+# Calls on receivers of unknown type whose name is this common are not settled by "the
+# only definition of that name": `d.get()`, `rows.append()` are a dict's and a list's.
+_COMMON = frozenset("""get set put pop push append extend insert remove update add clear
+copy keys values items join split strip format replace read write close open send run
+start stop next then catch map filter reduce find index count sort apply call bind emit
+on off log info debug warn warning error exception toString valueOf has delete encode
+decode lower upper startswith endswith match search sub test exec parse load dump dumps
+loads length size len String Error Errorf Sprintf Printf Println New Lock Unlock Wait
+Done Add Get Set Close Write Read""".split()) | frozenset(
+    name for kind in (dict, list, str, set, bytes, int, float, tuple, object)
+    for name in dir(kind)) | frozenset("""forEach some every concat slice splice shift
+unshift includes indexOf trim substring charAt resolve reject finally assign freeze
+keys entries hasOwnProperty isArray from of""".split())
+_PY_BUILTINS = frozenset(dir(builtins))
+_JAVA_LIKE = frozenset({"java", "kotlin", "csharp", "scala", "cpp", "swift", "php"})
+
+
+class Status(StrEnum):
+    EXTRACTED = "extracted"
+    RESOLVED = "resolved"
+    AMBIGUOUS = "ambiguous"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    status: Status
+    targets: tuple[GraphDef, ...]  # one when settled; the candidates when ambiguous
+
+    @property
+    def settled(self) -> bool:
+        return self.status is not Status.AMBIGUOUS
+
+
+class _Outside(Exception):
+    """The name is bound to something outside the corpus: no edge."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Module:
+    files: tuple[int, ...]
+
+
+_Bound = GraphDef | _Module
+
+
+class Resolver:
+    """Resolves calls of one catalog; caches per file and per name for one answer."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.modules = ModuleMap(edge_files(catalog))
+        self._contexts: dict[int, FileContext] = {}
+        self._named: dict[str, list[GraphDef]] = {}
+
+    def context(self, file_id: int) -> FileContext:
+        ctx = self._contexts.get(file_id)
+        if ctx is None:
+            ctx = FileContext.build(self.modules.files[file_id], file_edges(self.catalog, file_id),
+                                    definitions_in(self.catalog, file_id))
+            self._contexts[file_id] = ctx
+        return ctx
+
+    def named(self, name: str) -> list[GraphDef]:
+        found = self._named.get(name)
+        if found is None:
+            found = [d for d in definitions_named(self.catalog, name)
+                     if self.modules.by_path.get(d.path) is not None]
+            self._named[name] = found
+        return found
+
+    def file_id(self, path: str) -> int | None:
+        return self.modules.by_path.get(path)
+
+    # -- a call ------------------------------------------------------------------------
+
+    def resolve(self, file_id: int, call: Call) -> Resolution | None:
+        """The definition(s) `call` in file `file_id` means; None when not in the corpus."""
+        ctx = self.context(file_id)
+        try:
+            found = self._specific(ctx, call)
+        except _Outside:
+            return None
+        if found is not None:
+            status = Status.EXTRACTED if found.file_id == file_id else Status.RESOLVED
+            return Resolution(status, (found,))
+        return self._by_name(ctx, call)
+
+    def _specific(self, ctx: FileContext, call: Call) -> GraphDef | None:
+        q = call.qualifier_kind
+        if q is QualifierKind.NONE:
+            return self._bare(ctx, call)
+        if q is QualifierKind.SELF:
+            owner = ctx.enclosing_type(call.caller)
+            if call.receiver in ("Self", "static", "self::") and not owner:
+                return None
+            return self._member_of(ctx, owner, call.name) if owner else None
+        if q is QualifierKind.SUPER:
+            owner = ctx.enclosing_type(call.caller)
+            if not owner:
+                return None
+            for base in ctx.bases.get(owner, []):
+                typ = self._type(ctx, base, 0)
+                if typ is not None:
+                    if call.name in ("super", "base", "parent"):
+                        return typ
+                    found = self._member(typ, call.name, 0)
+                    if found is not None:
+                        return found
+            raise _Outside  # every base outside the corpus, or no such method in them
+        if q is QualifierKind.MEMBER:
+            return self._on_member(ctx, call)
+        if q in (QualifierKind.NAME, QualifierKind.MODULE_PATH):
+            return self._on_name(ctx, call)
+        return None
+
+    def _bare(self, ctx: FileContext, call: Call) -> GraphDef | None:
+        name, lang = call.name, ctx.file.lang
+        scope = call.caller  # nested definitions, innermost first
+        while scope and scope != "<module>":
+            inner = ctx.by_qualname.get(f"{scope}.{name}")
+            if (inner and ctx.owner.get(inner[0].qualname) is None) or \
+                    (inner and ctx.type_named(scope) is None):
+                return inner[0]
+            scope = scope.rsplit(".", 1)[0] if "." in scope else ""
+        if lang in _JAVA_LIKE or lang == "ruby":  # a bare call is a call on `this`
+            owner = ctx.enclosing_type(call.caller)
+            found = self._member_of(ctx, owner, name) if owner else None
+            if found is not None:
+                return found
+        top = ctx.top(name)
+        if top is not None:
+            return top
+        bound = self._binding(ctx, name, 0)
+        if isinstance(bound, GraphDef):
+            return bound
+        if isinstance(bound, _Module):
+            return None
+        if family(lang) in ("go", "java"):  # the same package: the files beside it
+            for other in self.modules.same_directory(ctx.file.id):
+                if other != ctx.file.id:
+                    found = self.context(other).top(name)
+                    if found is not None:
+                        return found
+        for imp in ctx.wildcards:
+            found = self._export(self.modules.resolve(ctx.file.id, imp.module), name, 0)
+            if found is not None:
+                return found
+        if lang == "python" and name in _PY_BUILTINS:
+            raise _Outside
+        if lang in ("python", "go"):  # a name neither defined nor imported: not ours
+            raise _Outside
+        return None
+
+    def _on_member(self, ctx: FileContext, call: Call) -> GraphDef | None:
+        """`self.store.put()`: the type of the enclosing class's field `store`."""
+        owner = ctx.enclosing_type(call.caller)
+        field = call.receiver.split(".", 1)[1] if "." in call.receiver else ""
+        if not owner or not field or "." in field:
+            return None
+        typ = self._field_type(ctx, owner, field, 0)
+        if typ is None and ctx.field_type(owner, field) is not None and \
+                ctx.field_type(owner, field).kind is not LocalKind.CALL:  # type: ignore[union-attr]
+            raise _Outside
+        return self._member(typ, call.name, 0) if typ is not None else None
+
+    def _field_type(self, ctx: FileContext, owner: str, field: str, depth: int
+                    ) -> GraphDef | None:
+        local = ctx.field_type(owner, field)
+        if local is not None:
+            return self._local_type(ctx, local.type_name, local.kind, 0)
+        if depth < MAX_HOPS:  # a field a base class sets
+            for base in ctx.bases.get(owner, []):
+                typ = self._type(ctx, base, depth + 1)
+                if typ is not None:
+                    found = self._field_type(self.context(typ.file_id), typ.qualname, field,
+                                             depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def _on_name(self, ctx: FileContext, call: Call) -> GraphDef | None:
+        """`x.send()`, `shop.total()`, `Cart.create()`, `a.b.c()`."""
+        receiver = call.receiver.replace("::", ".").replace("->", ".")
+        head = receiver.split(".")[0]
+        local = ctx.local_type(call.caller, head) if head == receiver else None
+        if local is not None:
+            typ = self._local_type(ctx, local.type_name, local.kind, 0)
+            if typ is None and local.kind is not LocalKind.CALL:
+                raise _Outside  # a declared type the corpus does not define (`List<T>`)
+            return self._member(typ, call.name, 0) if typ is not None else None
+        bound = self._value(ctx, receiver, 0)
+        if isinstance(bound, _Module):
+            found = self._export(list(bound.files), call.name, 0)
+            if found is None:
+                raise _Outside
+            return found
+        if bound is not None:
+            member = self._member(bound, call.name, 0)
+            if member is not None:
+                return member
+        elif head == receiver and receiver[:1].isupper() and not any(
+                family(d.lang) == family(ctx.file.lang) for d in self.named(receiver)):
+            raise _Outside  # `String.format`, `Math.max`: a type the corpus does not define
+        return None
+
+    # -- names, types, members -----------------------------------------------------------
+
+    def _value(self, ctx: FileContext, dotted: str, depth: int) -> _Bound | None:
+        """What a (dotted) name written in the file is: a definition or a module."""
+        parts = dotted.split(".")
+        bound: _Bound | None = ctx.top(parts[0])
+        if bound is None:
+            bound = self._binding(ctx, parts[0], depth)
+        if bound is None and family(ctx.file.lang) in ("go", "java"):
+            for other in self.modules.same_directory(ctx.file.id):
+                if other != ctx.file.id:
+                    bound = self.context(other).type_named(parts[0]) or \
+                        self.context(other).top(parts[0])
+                    if bound is not None:
+                        break
+        for imp in ctx.wildcards if bound is None else ():
+            bound = self._export(self.modules.resolve(ctx.file.id, imp.module), parts[0], depth)
+            if bound is not None:
+                break
+        if bound is None and ctx.file.lang == "rust" and len(parts) > 1:
+            files = self.modules.resolve(ctx.file.id, parts[0])
+            bound = _Module(tuple(files)) if files else None
+        if bound is None and ctx.file.lang == "python" and len(parts) > 1:
+            files = self.modules.resolve(ctx.file.id, ".".join(parts[:-1]))
+            bound = _Module(tuple(files)) if files else None
+            parts = parts[-1:]
+        for part in parts[1:]:
+            if bound is None:
+                return None
+            if isinstance(bound, _Module):
+                bound = self._export_or_module(bound, part, depth)
+            else:
+                bound = self._member(bound, part, depth)
+        return bound
+
+    def _binding(self, ctx: FileContext, name: str, depth: int) -> _Bound | None:
+        """What the file's import binding `name` refers to; _Outside for a module
+        outside the corpus; None when the file binds no such name."""
+        imp = ctx.bindings.get(name)
+        if imp is None:
+            return None
+        files = self.modules.resolve(ctx.file.id, imp.module)
+        if not files:
+            if ctx.file.lang == "python" and imp.name and not imp.module.startswith("."):
+                sub = self.modules.resolve(ctx.file.id, f"{imp.module}.{imp.name}")
+                if sub:
+                    return _Module(tuple(sub))
+            raise _Outside
+        return self._imported(ctx, imp, files, depth)
+
+    def _imported(self, ctx: FileContext, imp: Import, files: list[int], depth: int
+                  ) -> _Bound | None:
+        if imp.kind is ImportKind.MODULE or not imp.name or imp.name == "*":
+            return _Module(tuple(files))
+        if imp.kind is ImportKind.DEFAULT:
+            return self._default(files, imp.alias)
+        found = self._export_or_module(_Module(tuple(files)), imp.name, depth)
+        if found is None and imp.kind is ImportKind.STATIC:  # `import static a.B.m`
+            owner = imp.module.rsplit(".", 1)[-1]
+            for file_id in files:
+                typ = self.context(file_id).type_named(owner)
+                if typ is not None:
+                    return self._member(typ, imp.name, depth)
+        if found is None and ctx.file.lang == "python":
+            sub = self.modules.resolve(ctx.file.id, f"{imp.module}.{imp.name}")
+            return _Module(tuple(sub)) if sub else None
+        return found
+
+    def _export_or_module(self, module: _Module, name: str, depth: int) -> _Bound | None:
+        found = self._export(list(module.files), name, depth)
+        if found is not None:
+            return found
+        for file_id in module.files:  # `pkg.sub` where pkg's __init__ does not bind sub
+            f = self.modules.files[file_id]
+            if f.lang == "python" and f.path.endswith("__init__.py"):
+                sub = self.modules.resolve(file_id, f".{name}")
+                if sub:
+                    return _Module(tuple(sub))
+        return None
+
+    def _export(self, files: list[int], name: str, depth: int) -> GraphDef | None:
+        """The definition `name` that these files (a module) offer: their own, or one
+        they import and so re-export (`__init__.py`, a barrel, `pub use`)."""
+        for file_id in files:
+            ctx = self.context(file_id)
+            top = ctx.top(name)
+            if top is not None:
+                return top
+        if depth >= MAX_HOPS:
+            return None
+        for file_id in files:
+            ctx = self.context(file_id)
+            try:
+                bound = self._binding(ctx, name, depth + 1)
+            except _Outside:
+                continue
+            if isinstance(bound, GraphDef):
+                return bound
+            for imp in ctx.wildcards:
+                found = self._export(self.modules.resolve(file_id, imp.module), name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _default(self, files: list[int], local: str) -> GraphDef | None:
+        """A JS default import: the definition named as the importer names it, else the
+        file's one top-level class or function."""
+        for file_id in files:
+            ctx = self.context(file_id)
+            top = ctx.top(local)
+            if top is not None:
+                return top
+            tops = [d for d in ctx.defs if d.qualname == d.name and d.kind in
+                    ("class", "function")]
+            if len(tops) == 1:
+                return tops[0]
+        return None
+
+    def _type(self, ctx: FileContext, written: str, depth: int) -> GraphDef | None:
+        """The class-like definition a type as written in the file names."""
+        text = written.split("<")[0].split("[")[0].strip().lstrip("*&").replace("::", ".")
+        if not text or depth > MAX_HOPS:
+            return None
+        try:
+            bound = self._value(ctx, text, depth)
+        except _Outside:
+            return None
+        if isinstance(bound, GraphDef):
+            return bound
+        if bound is None and "." not in text:
+            candidates = [d for d in self.named(text) if d.qualname == d.name
+                          and family(d.lang) == family(ctx.file.lang) and
+                          self.context(self.modules.by_path[d.path]).type_named(d.qualname)]
+            if len(candidates) == 1:
+                return candidates[0]
+        return None
+
+    def _local_type(self, ctx: FileContext, type_name: str, kind: LocalKind, depth: int
+                    ) -> GraphDef | None:
+        """The type a local has: as declared/constructed, or what its call returns."""
+        if kind is not LocalKind.CALL:
+            return self._type(ctx, type_name, depth)
+        text = type_name.replace("::", ".")
+        try:
+            made = self._value(ctx, text, depth)
+        except _Outside:
+            return None
+        if not isinstance(made, GraphDef):
+            return None
+        callee_ctx = self.context(made.file_id)
+        if callee_ctx.type_named(made.qualname) is not None:
+            return made  # a constructor call
+        returned = callee_ctx.returns.get(made.qualname)
+        if not returned or depth >= MAX_HOPS:
+            return None
+        if returned == "Self":
+            owner = callee_ctx.enclosing_type(made.qualname)
+            return callee_ctx.type_named(owner) if owner else None
+        return self._type(callee_ctx, returned, depth + 1)
+
+    def _member_of(self, ctx: FileContext, owner: str, name: str) -> GraphDef | None:
+        typ = ctx.type_named(owner)
+        return self._member(typ, name, 0) if typ is not None else None
+
+    def _member(self, typ: GraphDef, name: str, depth: int) -> GraphDef | None:
+        """Method (or nested definition) `name` of a type, through its bases."""
+        ctx = self.context(typ.file_id)
+        found = ctx.members.get(typ.qualname, {}).get(name)
+        if found is not None:
+            return found
+        if depth >= MAX_HOPS:
+            return None
+        for base in ctx.bases.get(typ.qualname, []):
+            base_def = self._type(ctx, base, depth + 1)
+            if base_def is not None and base_def != typ:
+                found = self._member(base_def, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    # -- by name alone -----------------------------------------------------------------
+
+    def _by_name(self, ctx: FileContext, call: Call) -> Resolution | None:
+        """The only definition of the name in the language, the ones the caller's
+        imports reach, a directory tie-break; else ambiguous."""
+        lang = family(ctx.file.lang)
+        bare = call.qualifier_kind is QualifierKind.NONE and ctx.file.lang not in _JAVA_LIKE
+        candidates = [d for d in self.named(call.name) if family(d.lang) == lang and
+                      ((d.kind != "method" and "." not in d.qualname) if bare else
+                       self.context(self.modules.by_path[d.path]).owner.get(d.qualname))]
+        if not is_test(ctx.file.path):  # code does not call into its tests
+            candidates = [d for d in candidates if not is_test(d.path)]
+        if not candidates:
+            return None
+        imported = {f for imp in ctx.edges.imports
+                    for f in self.modules.resolve(ctx.file.id, imp.module)}
+        common = call.name in _COMMON or (call.name.startswith("__") and
+                                           call.qualifier_kind is not QualifierKind.NONE)
+        near = [d for d in candidates if self.modules.by_path[d.path] in imported]
+        if len(near) == 1 and not common:
+            return Resolution(Status.RESOLVED, (near[0],))
+        if len(candidates) == 1 and not common and (bare or UNIQUE_METHODS):
+            return Resolution(Status.RESOLVED, (candidates[0],))
+        ids = nearest(ctx.file.path, [self.modules.by_path[d.path] for d in candidates],
+                      self.modules.files)
+        close = [d for d in candidates if self.modules.by_path[d.path] in ids]
+        if len(close) == 1 and len(candidates) > 1 and not common and \
+                ctx.file.path.count("/") - close[0].path.count("/") in (-1, 0, 1):
+            return Resolution(Status.RESOLVED, (close[0],))
+        return Resolution(Status.AMBIGUOUS, tuple(candidates))
