@@ -66,3 +66,7 @@ class CannotServe(SemlithError):
 
 class BadRequest(ValueError):
     """A malformed request to the daemon's JSON API (not JSON, a field of the wrong type)."""
+
+
+class UnknownSymbol(SemlithError):
+    """A name that no definition has; the message lists the nearest real names."""

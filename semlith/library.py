@@ -25,9 +25,12 @@ from semlith.types import (
     FileEntry,
     Filters,
     FormatEntry,
+    GraphPath,
+    Impact,
     IndexReport,
     LanguageEntry,
     ModelEntry,
+    Neighbors,
     Passage,
     Progress,
     Scope,
@@ -75,6 +78,31 @@ class Library(Protocol):
         or a symbol name. An image file gives one line of metadata (dimensions, format,
         bytes) and, with `include_image`, a downscaled copy in `Passage.image` (longest
         side <= 512 px, <= 256 KB, PNG or JPEG)."""
+        ...
+
+    def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
+                  all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+                  ) -> Neighbors:
+        """Callers and callees of the definition `name` means (`kinds`: calls, imports,
+        inherits, contains; default all), each edge with its status. `filters` choose
+        among definitions of one name; ambiguous callees are one row each with their
+        count unless `all_edges`. At most `budget` tokens (x4 characters of JSON), with
+        what was left out in `omitted`. UnknownSymbol names the nearest real names."""
+        ...
+
+    def impact(self, name: str, *, depth: int = 3, filters: Filters = Filters(),
+               all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+               ) -> Impact:
+        """What reaches `name` backwards over calls, up to `depth` hops, fewest first,
+        each with its call site; settled edges only unless `all_edges`."""
+        ...
+
+    def path(self, source: str, target: str, *, filters: Filters = Filters(),
+             all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+             ) -> GraphPath:
+        """The shortest chain of calls from `source` to `target` over settled edges; it
+        never crosses an ambiguous call (`blocked` names the one it refused) unless
+        `all_edges`, and then the answer is a `hypothesis`."""
         ...
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:

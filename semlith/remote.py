@@ -29,7 +29,10 @@ from semlith.types import (
     Definition,
     FileEntry,
     Filters,
+    GraphPath,
+    Impact,
     IndexReport,
+    Neighbors,
     Passage,
     Progress,
     Scope,
@@ -130,6 +133,27 @@ class RemoteLibrary(Installation):
         return from_json(Passage, self._call("read", {
             "target": target, "scope": scope.as_json(), "max_lines": max_lines,
             "include_image": include_image}))
+
+    def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
+                  all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+                  ) -> Neighbors:
+        return Neighbors.from_json(self._call("neighbors", {
+            "name": name, "kinds": list(kinds), "filters": filters.as_json(),
+            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
+
+    def impact(self, name: str, *, depth: int = 3, filters: Filters = Filters(),
+               all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+               ) -> Impact:
+        return Impact.from_json(self._call("impact", {
+            "name": name, "depth": depth, "filters": filters.as_json(),
+            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
+
+    def path(self, source: str, target: str, *, filters: Filters = Filters(),
+             all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+             ) -> GraphPath:
+        return GraphPath.from_json(self._call("path", {
+            "source": source, "target": target, "filters": filters.as_json(),
+            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         return [from_json(FileEntry, r) for r in self._call("files",

@@ -45,6 +45,9 @@ SETTINGS_DOC: dict[str, str] = {
     "every store and run looks there before embedding, so a second clone, a worktree or a "
     "branch switched back embeds only what is new. Least recently used entries go first; "
     "`0` turns the cache off. See docs/architecture.md, \"The vector cache\".",
+    "SEMLITH_MCP_TOOLS": "`all` lists every MCP tool in tools/list; by default it lists "
+    "the tools agents use most (search, read, symbol, neighbors, impact, stats) and "
+    "answers the others (files, index, forget, path) when called by name.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }
@@ -74,6 +77,13 @@ def _env_size(env: Mapping[str, str], name: str, default: int) -> int:
     return int(raw)
 
 
+def _env_tools(env: Mapping[str, str]) -> str:
+    raw = env.get("SEMLITH_MCP_TOOLS", "").strip().lower() or "default"
+    if raw not in ("default", "all"):
+        raise ValueError(f"SEMLITH_MCP_TOOLS must be `all` or `default`, got {raw!r}")
+    return raw
+
+
 def _env_port(env: Mapping[str, str]) -> int:
     raw = env.get("SEMLITH_PORT", "").strip()
     if not raw:
@@ -98,6 +108,7 @@ class Settings:
     clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
     session_idle_s: int = 1800
     vector_cache_mb: int = 512  # 0: off
+    mcp_tools: str = "default"  # or "all": which tools tools/list shows
 
     @property
     def models_dir(self) -> Path:
@@ -124,6 +135,7 @@ class Settings:
             clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
             session_idle_s=_env_int(env, "SEMLITH_MCP_SESSION_IDLE") or 1800,
             vector_cache_mb=_env_size(env, "SEMLITH_VECTOR_CACHE_MB", 512),
+            mcp_tools=_env_tools(env),
         )
         given = {name: value for name, value in flags.items() if value is not None}
         return replace(settings, **given) if given else settings

@@ -20,13 +20,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "semlith"
 ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
-            *(PACKAGE / "server" / name for name in ("tools.py", "api.py", "answers.py",
-                                                     "jsonrpc.py"))]
+            *(PACKAGE / "server" / name for name in ("tools.py", "graph_tools.py", "api.py",
+                                                     "answers.py", "jsonrpc.py"))]
 # semlith.ingest.names: how a path prints on one line, a pure function every adapter uses
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.errors",
            "semlith.ingest.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
-                                           "semlith.server.jsonrpc")}
+                                           "semlith.server.jsonrpc", "semlith.server.tools")}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
                  r"|CREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL))\b|\.execute(many)?\(", re.I)
 # The layers, lowest first: (name, module prefixes). docs/architecture.md has this table.
@@ -36,6 +36,7 @@ LAYERS = [
                     "semlith.private", "semlith.memory", "semlith.folders", "semlith.home")),
     ("engine", ("semlith.store", "semlith.ingest", "semlith.embed", "semlith.grammars")),
     ("services", ("semlith.ranking", "semlith.search", "semlith.symbols", "semlith.indexer",
+                  "semlith.graph",
                   "semlith.indexing", "semlith.watch", "semlith.scope", "semlith.locators",
                   "semlith.image_index", "semlith.pace", "semlith.inventory",
                   "semlith.clients", "semlith.configfile", "semlith.jsonc")),

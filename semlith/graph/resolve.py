@@ -104,6 +104,18 @@ class Resolver:
     def file_id(self, path: str) -> int | None:
         return self.modules.by_path.get(path)
 
+    def base_of(self, file_id: int, written: str) -> GraphDef | None:
+        """The class a base as written in file `file_id` names, if it is in the corpus."""
+        return self._type(self.context(file_id), written, 0)
+
+    def imported(self, file_id: int, local: str) -> GraphDef | None:
+        """The definition an import of file `file_id` binds to the name `local`."""
+        try:
+            bound = self._binding(self.context(file_id), local, 0)
+        except _Outside:
+            return None
+        return bound if isinstance(bound, GraphDef) else None
+
     # -- a call ------------------------------------------------------------------------
 
     def resolve(self, file_id: int, call: Call) -> Resolution | None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, ModelError, SemlithError
+from semlith.graph import answers as graph
 from semlith.home import registered_stores
 from semlith.inventory import Installation
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -47,7 +48,10 @@ from semlith.types import (
     Definition,
     FileEntry,
     Filters,
+    GraphPath,
+    Impact,
     IndexReport,
+    Neighbors,
     Passage,
     Scope,
     SkipEntry,
@@ -133,6 +137,27 @@ class LocalLibrary(Installation):
                ) -> list[Definition]:
         with self._reading(scope) as (opened, _):
             return find_symbols(opened, name, limit)
+
+    def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
+                  all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+                  ) -> Neighbors:
+        with self._reading(scope) as (opened, _):
+            return graph.neighbors(opened, name, kinds=kinds, filters=filters,
+                                   all_edges=all_edges, budget=budget)
+
+    def impact(self, name: str, *, depth: int = 3, filters: Filters = Filters(),
+               all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+               ) -> Impact:
+        with self._reading(scope) as (opened, _):
+            return graph.impact(opened, name, depth=depth, filters=filters,
+                                all_edges=all_edges, budget=budget)
+
+    def path(self, source: str, target: str, *, filters: Filters = Filters(),
+             all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
+             ) -> GraphPath:
+        with self._reading(scope) as (opened, _):
+            return graph.path(opened, source, target, filters=filters, all_edges=all_edges,
+                              budget=budget)
 
     def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
              include_image: bool = False) -> Passage:

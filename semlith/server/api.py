@@ -100,6 +100,18 @@ HANDLERS: dict[str, Handler] = {
                                      max_lines=_get(b, "max_lines", int, 400),
                                      include_image=_get(b, "include_image", bool, False)),
              lambda passage: passage.as_json()),
+    "neighbors": (lambda lib, b: lib.neighbors(
+        _get(b, "name", str, ""), kinds=_strings(b, "kinds"), filters=_filters(b),
+        all_edges=_get(b, "all_edges", bool, False), budget=_get(b, "budget", int, 4000),
+        scope=_scope(b)), lambda answer: answer.as_json()),
+    "impact": (lambda lib, b: lib.impact(
+        _get(b, "name", str, ""), depth=_get(b, "depth", int, 3), filters=_filters(b),
+        all_edges=_get(b, "all_edges", bool, False), budget=_get(b, "budget", int, 4000),
+        scope=_scope(b)), lambda answer: answer.as_json()),
+    "path": (lambda lib, b: lib.path(
+        _get(b, "source", str, ""), _get(b, "target", str, ""), filters=_filters(b),
+        all_edges=_get(b, "all_edges", bool, False), budget=_get(b, "budget", int, 4000),
+        scope=_scope(b)), lambda answer: answer.as_json()),
     "files": (lambda lib, b: lib.files(scope=_scope(b)), _ROWS),
     "skipped": (lambda lib, b: lib.skipped(scope=_scope(b)), _ROWS),
     "stats": (lambda lib, b: lib.stats(scope=_scope(b)), _ROWS),

@@ -117,7 +117,7 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
                on_startup: Callable[[], None] | None = None) -> ASGIApp:
     """The daemon's ASGI app over its two libraries. `on_stop`: `POST /api/stop`."""
     calls = anyio.CapacityLimiter(CALL_THREADS)
-    mcp = build_mcp(agent, calls)
+    mcp = build_mcp(agent, calls, listed=settings.mcp_tools)
     mcp.streamable_http_app(  # creates mcp.session_manager; our Guard checks Host/Origin
         json_response=True, session_idle_timeout=settings.session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))

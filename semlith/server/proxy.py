@@ -64,7 +64,7 @@ def _serve_here(settings: Settings) -> int:
     served = serve_stores(settings)
     served.fleet.start_loading_models()
     try:
-        build_mcp(served.agent).run("stdio")
+        build_mcp(served.agent, listed=settings.mcp_tools).run("stdio")
     finally:
         served.close()
     return 0

@@ -136,14 +136,38 @@ class _Registry:
             return func
         return register
 
-    def server(self) -> MCPServer:
-        return MCPServer("semlith", version=__version__, instructions=INSTRUCTIONS,
-                         log_level="WARNING", tools=self.tools)
+    def server(self, listed: str = "default") -> MCPServer:
+        shown = None if listed == "all" else LISTED
+        return _Listing("semlith", version=__version__, instructions=INSTRUCTIONS,
+                        log_level="WARNING", tools=self.tools, shown=shown)
 
 
-def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) -> MCPServer:
+# What tools/list shows by default (issue #22): the questions agents ask (find, read,
+# where defined, who calls, what breaks) and stats, within 1,000 tokens; the others
+# (files, index, forget, path) still answer when called by name. Seven tools measured
+# 1,133 tokens; files (an agent lists files itself) was the one left out.
+# SEMLITH_MCP_TOOLS=all lists every tool.
+LISTED = frozenset({"semlith_search", "semlith_read", "semlith_symbol", "semlith_neighbors",
+                    "semlith_impact", "semlith_stats"})
+
+
+class _Listing(MCPServer):
+    """An MCPServer whose tools/list shows only `shown` (None: every tool)."""
+
+    def __init__(self, *args: Any, shown: frozenset[str] | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown = shown
+
+    async def list_tools(self) -> Any:
+        tools = await super().list_tools()
+        return tools if self._shown is None else [t for t in tools if t.name in self._shown]
+
+
+def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
+              listed: str = "default") -> MCPServer:
     """An MCPServer whose tools answer from `library` (the agent-facing one), on at most
-    `limiter`'s number of worker threads at once (anyio's default limiter without one)."""
+    `limiter`'s number of worker threads at once (anyio's default limiter without one).
+    `listed`: "default" (tools/list shows LISTED) or "all"."""
     mcp = _Registry()
 
     def call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
@@ -271,4 +295,7 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
         removed = await call(library.forget, path, store=store or None)
         return f"forgot {removed} file{'s' if removed != 1 else ''}"
 
-    return mcp.server()
+    from semlith.server import graph_tools  # it imports this module's helpers
+
+    graph_tools.register(mcp, library, call)
+    return mcp.server(listed)

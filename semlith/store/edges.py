@@ -230,3 +230,29 @@ def definition_names(catalog: Catalog) -> list[tuple[str, str]]:
     """(name, qualname) of every definition, for suggesting the nearest real names."""
     return [(str(r[0]), str(r[1])) for r in catalog.db.execute(
         "SELECT DISTINCT name, qualname FROM symbols")]
+
+
+def definitions_selected(catalog: Catalog, name: str, where: str, params: Sequence[str]
+                         ) -> list[GraphDef]:
+    """Definitions named `name` (any case) in the files a `Selection` (`where` over
+    `files f`, its `params`) selects."""
+    return _definitions(catalog.db.execute(
+        f"{_DEFINITION} WHERE s.name = ? COLLATE NOCASE AND ({where})"
+        " ORDER BY f.path, s.start_line LIMIT 500", (name, *params)))
+
+
+def inherits_named(catalog: Catalog, name: str) -> list[tuple[int, Inherit]]:
+    """(file id, record) of every base written as `name` or `something.name`."""
+    return [(int(r[0]), Inherit(int(r[1]), str(r[2]), str(r[3]), InheritKind(r[4])))
+            for r in catalog.db.execute(
+                "SELECT file_id, line, child, parent, kind FROM edge_inherits"
+                " WHERE parent = ? OR parent LIKE ? ESCAPE '\\'",
+                (name, "%." + name.replace("%", "\\%").replace("_", "\\_")))]
+
+
+def imports_named(catalog: Catalog, name: str) -> list[tuple[int, Import]]:
+    """(file id, record) of every import of a name `name`."""
+    return [(int(r[0]), Import(int(r[1]), str(r[2]), str(r[3]), str(r[4]), ImportKind(r[5])))
+            for r in catalog.db.execute(
+                "SELECT file_id, line, module, name, alias, kind FROM edge_imports"
+                " WHERE name = ?", (name,))]

@@ -1,0 +1,166 @@
+"""neighbors, impact, path: how code connects (issue #22). Nothing found exits 1."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
+from semlith.types import Filters, GraphEdge, GraphNode, GraphPath
+
+KINDS = ("calls", "imports", "inherits", "contains")
+
+
+def _graph_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--budget", default=4000, show_default=True, metavar="TOKENS",
+                        help="At most this many tokens (x4 characters) of answer; a "
+                        "line says what was left out.")(func)
+    func = click.option("--lang", multiple=True, metavar="LANG",
+                        help="Choose the definition in this language.")(func)
+    func = click.option("--ext", multiple=True, metavar="EXT",
+                        help="Choose the definition in files with this extension.")(func)
+    func = click.option("--path", "paths", multiple=True, metavar="GLOB",
+                        help="Choose the definition in paths matching GLOB.")(func)
+    return func
+
+
+def _node(n: GraphNode) -> str:
+    return f"{n.kind} {n.name}  {n.locator}"
+
+
+def _row(e: GraphEdge, *, depth: bool = False) -> str:
+    hops = f"{e.depth} " if depth else ""
+    if not e.path:  # an ambiguous call shown collapsed
+        return (f"  {hops}{e.name}  ({e.status}: {e.candidates} definitions)  "
+                f"at {e.evidence}")
+    many = f": 1 of {e.candidates}" if e.status == "ambiguous" else ""
+    return f"  {hops}{e.name}  {e.locator}  [{e.kind}, {e.status}{many}]  at {e.evidence}"
+
+
+def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
+    lines = []
+    for part, count in shown.items():
+        if omitted.get(part):
+            lines.append(f"{count} of {count + omitted[part]} {part} shown"
+                         + (f"; {omitted['files']} more files" if omitted.get("files") else "")
+                         + " (raise --budget)")
+    if omitted.get("ambiguous_callers"):
+        lines.append(f"{omitted['ambiguous_callers']} ambiguous call sites not shown "
+                     "(--all shows them)")
+    return lines
+
+
+def _others(name: str, others: int) -> list[str]:
+    return [f"{others} other definitions of {name}: choose with --path/--ext/--lang"] \
+        if others else []
+
+
+def _filters(paths: Sequence[str], ext: Sequence[str], lang: Sequence[str]) -> Filters:
+    return Filters(tuple(paths), tuple(ext), tuple(lang))
+
+
+@main.command()
+@click.argument("name")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
+              help="Only edges of this kind (repeatable; default all).")
+@click.option("--all", "all_edges", is_flag=True,
+              help="List every definition an ambiguous call could mean, and ambiguous "
+              "callers.")
+@_graph_options
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: bool,
+              paths: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...],
+              budget: int, as_json: bool, stores: tuple[str, ...]) -> None:
+    """Callers and callees of NAME (`f`, `Type.method`), each edge with its status:
+    extracted (in the caller's file), resolved (across files) or ambiguous.
+
+    Exits 1 when NAME has no definition (the nearest names are listed).
+    """
+    with errors(as_json):
+        answer = library(ctx).neighbors(name, kinds=kinds, filters=_filters(paths, ext, lang),
+                                        all_edges=all_edges, budget=budget,
+                                        scope=scope(ctx, stores))
+    if as_json:
+        emit_json(answer.as_json())
+        return
+    out = [_node(answer.symbol), f"callers ({len(answer.callers)}):"]
+    out += [_row(e) for e in answer.callers] or ["  (none)"]
+    out += [f"callees ({len(answer.callees)}):"]
+    out += [_row(e) for e in answer.callees] or ["  (none)"]
+    out += _omitted(answer.omitted, {"callers": len(answer.callers),
+                                     "callees": len(answer.callees)})
+    click.echo("\n".join(out + _others(name, answer.others)))
+
+
+@main.command()
+@click.argument("name")
+@click.option("--depth", default=3, show_default=True, help="Hops to follow back.")
+@click.option("--all", "all_edges", is_flag=True, help="Follow ambiguous calls too.")
+@_graph_options
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
+           paths: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...], budget: int,
+           as_json: bool, stores: tuple[str, ...]) -> None:
+    """What a change to NAME reaches: its callers, theirs, ... up to --depth hops,
+    fewest hops first, each with its call site.
+
+    Exits 1 when NAME has no definition.
+    """
+    with errors(as_json):
+        answer = library(ctx).impact(name, depth=depth, filters=_filters(paths, ext, lang),
+                                     all_edges=all_edges, budget=budget,
+                                     scope=scope(ctx, stores))
+    if as_json:
+        emit_json(answer.as_json())
+        return
+    out = [_node(answer.symbol), f"reached from ({len(answer.entries)}):"]
+    out += [_row(e, depth=True) for e in answer.entries] or ["  (nothing calls it)"]
+    out += _omitted(answer.omitted, {"entries": len(answer.entries)})
+    click.echo("\n".join(out + _others(name, answer.others)))
+
+
+@main.command()
+@click.argument("source")
+@click.argument("target")
+@click.option("--all-edges", "all_edges", is_flag=True,
+              help="Walk ambiguous calls too: the answer is then a hypothesis.")
+@_graph_options
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def path(ctx: click.Context, source: str, target: str, all_edges: bool,
+         paths: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...], budget: int,
+         as_json: bool, stores: tuple[str, ...]) -> None:
+    """The shortest chain of calls from SOURCE to TARGET, over settled edges only.
+
+    Exits 1 when they are not connected (or a name has no definition).
+    """
+    with errors(as_json):
+        answer = library(ctx).path(source, target, filters=_filters(paths, ext, lang),
+                                   all_edges=all_edges, budget=budget,
+                                   scope=scope(ctx, stores))
+    if as_json:
+        emit_json([dict(h.as_json(), evidence=h.evidence) for h in answer.hops])
+    else:
+        click.echo("\n".join(_path_lines(answer)))
+    if not answer.hops:
+        sys.exit(1)
+
+
+def _path_lines(answer: GraphPath) -> list[str]:
+    if not answer.hops:
+        why = (f"; it would cross {answer.blocked}, which is not settled (--all-edges "
+               "walks it as a hypothesis)") if answer.blocked else ""
+        return [f"no chain of settled calls from {answer.source.name} to "
+                f"{answer.target.name}{why}"]
+    head = ("HYPOTHESIS (crosses ambiguous calls, not a finding): " if answer.hypothesis
+            else "") + f"{answer.source.name} -> {answer.target.name} in {len(answer.hops)} hops"
+    return [head, f"  {_node(answer.source)}"] + [
+        f"  -> {h.name}  {h.locator}  [{h.status}]  called at {h.evidence}" for h in answer.hops]

@@ -1,0 +1,107 @@
+"""The code graph's MCP tools (issue #22): semlith_neighbors, semlith_impact,
+semlith_path. Registered by `tools.build_mcp`; each calls one `Library` method and
+answers in lines an agent reads, bounded by `max_tokens` and saying what it left out."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from semlith.library import Library
+from semlith.server.tools import READ_ONLY, Stores, _answers, _Registry, scope_of
+from semlith.types import Filters, GraphEdge, GraphPath, Impact, Neighbors
+
+Tokens = Annotated[int, Field(ge=100, le=25000)]
+Name = Annotated[str, Field(description="f, Type.method or Type::method")]
+# Globs choose among definitions of one name (`*.ts` stands for an extension): ext and
+# lang, which the CLI has, would put tools/list over its 1,000 tokens.
+Paths = Annotated[list[str], Field(description="Globs: which definition")]
+
+
+def _edge(e: GraphEdge, depth: bool = False) -> str:
+    hops = f"{e.depth} " if depth else ""
+    if not e.path:
+        return f"{hops}{e.name} ambiguous ({e.candidates} definitions) at {e.evidence}"
+    return f"{hops}{e.name} {e.locator} {e.kind} {e.status} at {e.evidence}"
+
+
+def _tail(omitted: dict[str, int], shown: dict[str, int], others: int) -> list[str]:
+    lines = [f"{n} of {n + omitted[part]} {part} shown"
+             + (f"; {omitted['files']} more files" if omitted.get("files") else "")
+             for part, n in shown.items() if omitted.get(part)]
+    if omitted.get("ambiguous_callers"):
+        lines.append(f"{omitted['ambiguous_callers']} ambiguous callers left out (all=true)")
+    if others:
+        lines.append(f"{others} other definitions of this name (path/ext/lang choose)")
+    return lines
+
+
+def neighbors_text(a: Neighbors) -> str:
+    s = a.symbol
+    out = [f"{s.kind} {s.name} {s.locator}", "callers:"]
+    out += [_edge(e) for e in a.callers] or ["(none)"]
+    out += ["callees:"] + ([_edge(e) for e in a.callees] or ["(none)"])
+    out += _tail(a.omitted, {"callers": len(a.callers), "callees": len(a.callees)}, a.others)
+    return "\n".join(out)
+
+
+def impact_text(a: Impact) -> str:
+    s = a.symbol
+    out = [f"{s.kind} {s.name} {s.locator}; reached from (hops first):"]
+    out += [_edge(e, depth=True) for e in a.entries] or ["(nothing calls it)"]
+    return "\n".join(out + _tail(a.omitted, {"entries": len(a.entries)}, a.others))
+
+
+def path_text(a: GraphPath) -> str:
+    if not a.hops:
+        why = f"; it would cross {a.blocked}, not settled (all_edges=true walks it)" \
+            if a.blocked else ""
+        return f"no chain of settled calls from {a.source.name} to {a.target.name}{why}"
+    head = "HYPOTHESIS, crosses ambiguous calls: " if a.hypothesis else ""
+    return "\n".join([f"{head}{a.source.name} {a.source.locator}"]
+                     + [f"-> {h.name} {h.locator} {h.status} called at {h.evidence}"
+                        for h in a.hops])
+
+
+def register(mcp: _Registry, library: Library,
+             call: Callable[..., Awaitable[Any]]) -> None:
+    @mcp.tool(READ_ONLY)
+    @_answers
+    async def semlith_neighbors(
+        ctx: Context, name: Name,
+        kind: list[str] = [],  # noqa: B006 - calls, imports, inherits, contains
+        all: bool = False, path: Paths = [], stores: Stores = [],  # noqa: B006
+        max_tokens: Tokens = 4000,
+    ) -> str:
+        """Callers and callees of a definition, each edge with its status."""
+        answer = await call(library.neighbors, name, kinds=tuple(kind),
+                            filters=Filters(tuple(path)),
+                            all_edges=all, budget=max_tokens,
+                            scope=await scope_of(ctx, stores))
+        return neighbors_text(answer)
+
+    @mcp.tool(READ_ONLY)
+    @_answers
+    async def semlith_impact(
+        ctx: Context, name: Name, depth: Annotated[int, Field(ge=1, le=10)] = 3,
+        path: Paths = [], stores: Stores = [], max_tokens: Tokens = 4000,  # noqa: B006
+    ) -> str:
+        """What a change reaches: callers of callers up to depth hops, with call sites."""
+        answer = await call(library.impact, name, depth=depth,
+                            filters=Filters(tuple(path)), budget=max_tokens,
+                            scope=await scope_of(ctx, stores))
+        return impact_text(answer)
+
+    @mcp.tool(READ_ONLY)
+    @_answers
+    async def semlith_path(
+        ctx: Context, source: Name, target: Name, all_edges: bool = False,
+        stores: Stores = [],  # noqa: B006
+    ) -> str:
+        """Shortest call chain from source to target over settled edges."""
+        answer = await call(library.path, source, target, all_edges=all_edges,
+                            scope=await scope_of(ctx, stores))
+        return path_text(answer)

@@ -1,0 +1,169 @@
+"""neighbors, impact, path through the library and the CLI (issue #22): the JSON
+contract, statuses, bounds that say what they left out, names refused with the nearest
+real ones, and a path that never crosses an ambiguous call unless asked."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from semlith.errors import UnknownSymbol
+from semlith.local import LocalLibrary
+from semlith.settings import Settings
+from semlith.types import Filters, Scope
+from tests.cli_util import run
+from tests.conftest import RecordingFactory
+from tests.graph.conftest import GRAPH
+
+AMBIGUOUS = {  # notify() calls send() on an untyped parameter: Mail's or Sms's
+    "mail.py": "class Mail:\n    def send(self):\n        pass\n",
+    "sms.py": "class Sms:\n    def send(self):\n        pass\n",
+    "app.py": "def notify(channel):\n    channel.send()\n\n\ndef main():\n    notify(None)\n",
+}
+ENTRY = {"store", "name", "path", "start_line", "end_line", "line", "site", "kind", "status",
+         "candidates", "depth"}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, LocalLibrary]]:
+    tmp = tmp_path_factory.mktemp("cmds")
+    root = tmp / "shop"
+    shutil.copytree(GRAPH / "python", root, ignore=shutil.ignore_patterns("expected.json"))
+    for name, text in AMBIGUOUS.items():
+        (root / "notify" / name).parent.mkdir(exist_ok=True)
+        (root / "notify" / name).write_text(text)
+    settings = Settings.load(env={"SEMLITH_HOME": str(tmp / "home")})
+    library = LocalLibrary(settings, embedder_factory=RecordingFactory())
+    assert library.index([str(root)]).indexed == 9
+    yield root, library
+    library.close()
+
+
+def scope(root: Path) -> Scope:
+    return Scope((str(root),))
+
+
+def test_neighbors_json_contract_and_statuses(project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    answer = library.neighbors("Base.save", kinds=("calls",), scope=scope(root)).as_json()
+    assert set(answer) >= {"symbol", "callers", "callees", "omitted"}
+    assert answer["symbol"]["name"] == "Base.save"
+    assert all(set(e) == ENTRY for e in answer["callers"] + answer["callees"])
+    callers = {(e["name"], e["site"], e["line"], e["status"]) for e in answer["callers"]}
+    assert callers == {("main", "app.py", 9, "resolved"),
+                       ("Cart.add", "shop/models.py", 32, "extracted")}
+    assert [(e["name"], e["status"]) for e in answer["callees"]] == [
+        ("Base.validate", "extracted")]
+
+
+def test_kinds_inherits_and_contains(project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    base = library.neighbors("Base", kinds=("inherits", "contains"), scope=scope(root))
+    assert ("Cart", "inherits") in {(e.name, e.kind) for e in base.callers}
+    assert {e.name for e in base.callees if e.kind == "contains"} == {"Base.save",
+                                                                       "Base.validate"}
+    cart = library.neighbors("Cart", kinds=("imports",), scope=scope(root))
+    assert {e.site for e in cart.callers} >= {"app.py", "shop/__init__.py"}
+
+
+def test_ambiguous_callees_collapse_into_one_row_unless_all(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    collapsed = library.neighbors("notify", kinds=("calls",), scope=scope(root)).callees
+    assert [(e.name, e.status, e.candidates, e.path) for e in collapsed] == [
+        ("channel.send", "ambiguous", 2, "")]
+    every = library.neighbors("notify", kinds=("calls",), all_edges=True,
+                              scope=scope(root)).callees
+    assert sorted(e.name for e in every) == ["Mail.send", "Sms.send"]
+    mail = library.neighbors("Mail.send", kinds=("calls",), scope=scope(root))
+    assert mail.callers == () and mail.omitted == {"ambiguous_callers": 1}
+
+
+def test_impact_goes_back_fewest_hops_first(project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    answer = library.impact("Base.validate", scope=scope(root))
+    assert [(e.name, e.depth, f"{e.site}:{e.line}") for e in answer.entries] == [
+        ("Base.save", 1, "shop/models.py:14"), ("main", 2, "app.py:9"),
+        ("Cart.add", 2, "shop/models.py:32")]
+    assert [e.depth for e in library.impact("Base.validate", depth=1,
+                                            scope=scope(root)).entries] == [1]
+
+
+def test_path_over_settled_edges(project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    answer = library.path("main", "Store.put", filters=Filters(paths=("app.py", "shop/*")),
+                          scope=scope(root))
+    assert [(h.name, h.evidence, h.status) for h in answer.hops] == [
+        ("Cart.add", "app.py:8", "resolved"), ("Store.put", "shop/models.py:31", "resolved")]
+    assert not answer.hypothesis
+
+
+def test_path_refuses_to_cross_an_ambiguous_call(project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    refused = library.path("main", "Mail.send", filters=Filters(paths=("notify/*",)),
+                           scope=scope(root))
+    assert refused.hops == () and "channel.send" not in refused.blocked
+    assert "`send` at notify/app.py:2 could mean 2 definitions" in refused.blocked
+    guessed = library.path("main", "Mail.send", filters=Filters(paths=("notify/*",)),
+                           all_edges=True, scope=scope(root))
+    assert guessed.hypothesis and [h.status for h in guessed.hops] == ["extracted",
+                                                                       "ambiguous"]
+
+
+def test_unknown_names_are_refused_with_the_nearest_real_ones(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    for ask in (lambda: library.neighbors("Nonexistent.save", scope=scope(root)),
+                lambda: library.impact("Nonexistent.save", scope=scope(root)),
+                lambda: library.path("main", "Nonexistent.save", scope=scope(root))):
+        with pytest.raises(UnknownSymbol, match=r"no definition of `Nonexistent.save`.*"
+                           r"nearest: Base.save"):
+            ask()
+
+
+def test_filters_choose_among_definitions_of_one_name(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    default = library.neighbors("format", scope=scope(root))
+    chosen = library.neighbors("format", filters=Filters(paths=("shop/report.py",)),
+                               scope=scope(root))
+    assert default.others == 1 and chosen.symbol.path == "shop/report.py"
+    assert {e.name for e in chosen.callers} == {"write"}
+
+
+def test_answers_are_bounded_and_say_what_they_left_out(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    small = library.neighbors("Base.save", kinds=("calls",), budget=100, scope=scope(root))
+    full = library.neighbors("Base.save", kinds=("calls",), scope=scope(root))
+    assert len(small.callers) < len(full.callers)
+    assert small.omitted["callers"] == len(full.callers) - len(small.callers)
+    assert small.omitted["files"] >= 1
+    with pytest.raises(ValueError, match="budget must be 100 to 25,000 tokens"):
+        library.neighbors("Base.save", budget=30_000, scope=scope(root))
+
+
+def test_the_cli(project: tuple[Path, LocalLibrary]) -> None:
+    root, _ = project
+    store = str(root / ".semlith")
+    shown = run("neighbors", "Base.save", "--store", store)
+    assert shown.exit_code == 0, shown.output
+    assert "main  app.py:6-14  [calls, resolved]  at app.py:9" in shown.output
+    missing = run("neighbors", "Nonexistent.save", "--store", store)
+    assert missing.exit_code == 1
+    assert "no definition of `Nonexistent.save`; nearest: Base.save" in missing.output
+    hops = run("path", "main", "Store.put", "--path", "app.py", "--path", "shop/*", "--json",
+               "--store", store)
+    assert hops.exit_code == 0 and [h["evidence"] for h in json.loads(hops.output)] == [
+        "app.py:8", "shop/models.py:31"]
+    blocked = run("path", "main", "Mail.send", "--path", "notify/*", "--store", store)
+    assert blocked.exit_code == 1 and "not settled (--all-edges" in blocked.output
+    guess = run("path", "main", "Mail.send", "--path", "notify/*", "--all-edges",
+                "--store", store)
+    assert guess.exit_code == 0 and guess.output.startswith("HYPOTHESIS")
+    small = run("impact", "Base.validate", "--budget", "100", "--store", store)
+    assert small.exit_code == 0 and "of 3 entries shown" in small.output
