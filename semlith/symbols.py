@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from semlith.errors import UnknownSymbol
 from semlith.roles import is_test
 from semlith.store import Store
 from semlith.store.corpus import Corpus
@@ -118,7 +119,23 @@ def find_symbols(stores: list[tuple[str, Store]], text: str, limit: int = 50
         if store.corpus.indexes_definitions:
             hits += [replace(r, store=label)
                      for r in lookup(store.corpus, ident, limit=limit, strict=False)]
+    if ident.qualifier and hits and not any(_owned(h, ident) for h in hits):
+        # A qualifier that matches nothing is refused, never swapped for another
+        # owner's method (issue #22: `Nonexistent.send` answered BaseAdapter.send).
+        nearest = ", ".join(dict.fromkeys(h.qualname or h.name for h in hits[:5]))
+        raise UnknownSymbol(f"no definition of `{ident.text}`; nearest: {nearest}")
     return hits[:limit]
+
+
+def _owned(hit: Definition, ident: Identifier) -> bool:
+    """Whether a definition belongs to the qualifier asked for: by qualname, or (a Go
+    method, whose qualname is its bare name) by the receiver in its signature."""
+    qualifier, qualname = ident.qualifier.lower(), (hit.qualname or hit.name).lower()
+    wanted = f"{qualifier}.{hit.name.lower()}"
+    last = qualifier.rsplit(".", 1)[-1]
+    return qualname == wanted or qualname.endswith("." + wanted) or (
+        "." not in qualname and re.search(rf"\b{re.escape(last)}\b", hit.signature.lower())
+        is not None)
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -167,3 +167,17 @@ def test_the_cli(project: tuple[Path, LocalLibrary]) -> None:
     assert guess.exit_code == 0 and guess.output.startswith("HYPOTHESIS")
     small = run("impact", "Base.validate", "--budget", "100", "--store", store)
     assert small.exit_code == 0 and "of 3 entries shown" in small.output
+
+
+def test_symbol_and_read_refuse_an_owner_that_has_no_such_method(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    for ask in (lambda: library.symbol("Nonexistent.save", scope=scope(root)),
+                lambda: library.read("Nonexistent.save", scope=scope(root))):
+        with pytest.raises(UnknownSymbol,
+                           match=r"^no definition of `Nonexistent.save`; nearest: Base.save$"):
+            ask()
+    assert next(h.qualname for h in library.symbol("Base.save", scope=scope(root))) == \
+        "Base.save"
+    refused = run("symbol", "Nonexistent.save", "--store", str(root / ".semlith"))
+    assert refused.exit_code == 1 and "nearest: Base.save" in refused.output
