@@ -474,6 +474,9 @@ class Indexer:
                  and _in_scopes(path, scopes)]
         for file_id, path in stale:
             self._edges_only(file_id, path)
+        if stale:  # what the graph answers changed: cached resolutions are stale
+            with self.store.catalog.transaction() as db:
+                self.store.catalog.bump_generation(db)
 
     def _edges_only(self, file_id: int, rel: str) -> None:
         language = language_of(rel)

@@ -17,7 +17,7 @@ from semlith.settings import Settings
 from semlith.store.catalog import Catalog
 from semlith.store.edges import edge_counts, failed_edges, file_edges
 from semlith.store.migrations import MIGRATIONS
-from semlith.types import IndexReport
+from semlith.types import IndexReport, Scope
 from tests.conftest import RecordingFactory
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "python"
@@ -152,3 +152,18 @@ def test_a_changed_edge_query_extracts_again_without_reembedding(
         assert {f.split(":")[0] for f in fingerprints} == {str(extract.EXTRACTOR_REVISION)}
     finally:
         extract.edges_fingerprint.cache_clear()
+
+
+def test_an_edit_is_seen_by_the_next_graph_question(tree: Path, settings: Settings) -> None:
+    library = LocalLibrary(settings, embedder_factory=RecordingFactory())
+    try:
+        library.index([str(tree)])
+        scope = Scope((str(tree),))
+        before = {e.name for e in library.neighbors("Base.save", scope=scope).callers}
+        (tree / "shop" / "report.py").write_text(
+            "from shop.models import Cart\n\n\ndef audit():\n    Cart().save()\n")
+        library.index([str(tree)])
+        after = {e.name for e in library.neighbors("Base.save", scope=scope).callers}
+        assert after == before | {"audit"}
+    finally:
+        library.close()

@@ -1,0 +1,206 @@
+"""The code graph measured (issue #22): call edges against the reference oracles, and
+the speed of neighbors / impact / path.
+
+    python benchmarks/graph.py [--corpora /work/corpora] [--only NAME ...] [--json OUT]
+        [--markdown]
+
+Each corpus is copied, indexed with a filler embedder (the graph needs no model), and
+every stored call is resolved; the claims (caller file, call line, callee file, the
+callee's own first line, status) are scored with graph_reference/score.py against the
+oracle's edges (benchmarks/graph_oracles.md): precision per status, ambiguous share,
+recall, per corpus and per language. "Settled share" is the settled claims over all
+claims that name a corpus definition. Speed: p50/p95 of the library's neighbors,
+impact (depth 3) and path over the definitions of the largest corpus store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE / "graph_reference")]
+
+from harness import percentiles  # noqa: E402
+from reference import load  # noqa: E402
+from scenarios_chunk import _filler_library  # noqa: E402
+from score import Score, _claim, report, score  # noqa: E402
+
+from semlith.graph import answers  # noqa: E402
+from semlith.graph.resolve import Resolver  # noqa: E402
+from semlith.settings import Settings  # noqa: E402
+from semlith.store import Store  # noqa: E402
+from semlith.store.edges import file_edges  # noqa: E402
+from semlith.types import Filters  # noqa: E402
+
+REPO = HERE.parent
+SETTINGS = Settings.load(env={"SEMLITH_HOME": tempfile.gettempdir()})
+GOCODE = Path("/usr/share/gocode/src/github.com")
+# name -> (folder under --corpora, or an absolute one; the reference)
+CORPORA: dict[str, tuple[str, str]] = {
+    "requests": ("requests", "requests.python.json"),
+    "flask": ("flask", "flask.python.json"),
+    "click": ("click", "click.python.json"),
+    "httpx": ("httpx", "httpx.python.json"),
+    "starlette": ("starlette", "starlette.python.json"),
+    "fastapi": ("fastapi", "fastapi.python.json"),
+    "pycg-micro": (str(REPO / "fixtures" / "pycg-micro" / "snippets"), "pycg-micro.python.json"),
+    "axios": ("axios", "axios.javascript.json"),
+    "express": ("express", "express.javascript.json"),
+    "redux": ("redux", "redux.typescript.json"),
+    "chi": (str(GOCODE / "go-chi" / "chi"), "chi.go.json"),
+    "toml": (str(GOCODE / "BurntSushi" / "toml"), "toml.go.json"),
+}
+
+
+def index_copy(source: Path, work: Path) -> Path:
+    root = work / source.name
+    shutil.copytree(source, root, symlinks=True,
+                    ignore=shutil.ignore_patterns(".semlith", "node_modules", ".git"))
+    _filler_library(str(work)).index([str(root)])
+    return root
+
+
+def claims_of(store: Store) -> list[dict[str, Any]]:
+    """Every stored call resolved, as score.py's claims."""
+    resolver = Resolver(store.catalog)
+    out: list[dict[str, Any]] = []
+    for file_id, f in resolver.modules.files.items():
+        for call in file_edges(store.catalog, file_id).calls:
+            res = resolver.resolve(file_id, call)
+            if res is None:
+                continue
+            site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
+            if res.settled:
+                t = res.targets[0]
+                out.append({**site, "callee_path": t.path, "callee_start_line": t.line})
+            else:
+                out.append({**site, "candidates": [
+                    {"callee_path": t.path, "callee_start_line": t.line} for t in res.targets]})
+    return out
+
+
+def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
+    """p50/p95 (ms) of neighbors, impact depth 3 and path over definitions with callers."""
+    resolver = Resolver(store.catalog)
+    names: list[str] = []
+    pairs: list[tuple[str, str]] = []
+    for file_id in list(resolver.modules.files)[:200]:
+        for call in file_edges(store.catalog, file_id).calls:
+            res = resolver.resolve(file_id, call)
+            if res is not None and res.settled and call.caller != "<module>":
+                t = res.targets[0]
+                names.append(t.qualname)
+                pairs.append((call.caller, t.qualname))
+    names, pairs = list(dict.fromkeys(names))[:runs], list(dict.fromkeys(pairs))[:runs]
+    opened = [(label, store)]
+    out: dict[str, Any] = {"chunks": store.catalog.chunk_count(), "queries": len(names)}
+    for op, calls in (
+            ("neighbors", [lambda n=n: answers.neighbors(  # type: ignore[misc]
+                opened, n, kinds=(), filters=Filters(), all_edges=False, budget=4000)
+                for n in names]),
+            ("impact", [lambda n=n: answers.impact(  # type: ignore[misc]
+                opened, n, depth=3, filters=Filters(), all_edges=False, budget=4000)
+                for n in names]),
+            ("path", [lambda a=a, b=b: answers.path(  # type: ignore[misc]
+                opened, a, b, filters=Filters(), all_edges=False, budget=4000)
+                for a, b in pairs])):
+        samples = []
+        for fn in calls:
+            try:
+                fn()  # warm the page cache for this name
+                started = time.perf_counter()
+                fn()
+                samples.append(time.perf_counter() - started)
+            except Exception as exc:  # noqa: BLE001 - a name the chooser refuses: skip it
+                print(f"  {op}: {exc}", file=sys.stderr)
+        out[op] = percentiles(samples) if samples else {}
+    return out
+
+
+def settled_share(row: dict[str, Any]) -> float | None:
+    by = row["claims_by_status"]
+    total = sum(by.values())
+    return round((total - by.get("ambiguous", 0)) / total, 4) if total else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", type=Path, default=Path(
+        os.environ.get("SEMLITH_CORPORA", "/work/corpora")))
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--no-speed", action="store_true")
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = []
+    languages: defaultdict[str, Score] = defaultdict(lambda: Score(statuses={}))
+    largest: tuple[int, str, Path] | None = None
+    work = Path(tempfile.mkdtemp(prefix="semlith-graph-"))
+    try:
+        for name, (folder, ref_name) in CORPORA.items():
+            if args.only and name not in args.only:
+                continue
+            source = Path(folder) if Path(folder).is_absolute() else args.corpora / folder
+            if not source.is_dir():
+                print(f"{name}: {source} is missing; skipped", file=sys.stderr)
+                continue
+            started = time.perf_counter()
+            root = index_copy(source, work / name)
+            store = Store.open(root / ".semlith", settings=SETTINGS)
+            try:
+                claims = claims_of(store)
+                chunks = store.catalog.chunk_count()
+            finally:
+                store.close()
+            reference = load(HERE / "graph_reference" / "data" / ref_name)
+            result = score(reference, sorted({_claim(c, "") for c in claims}, key=repr))
+            row = report(name, result)
+            row.update(language=reference.meta.get("language"), settled_share=settled_share(row),
+                       seconds=round(time.perf_counter() - started, 1))
+            rows.append(row)
+            languages[str(reference.meta.get("language"))].add(result)
+            print(_line(row), flush=True)
+            if largest is None or chunks > largest[0]:
+                largest = (chunks, name, root)
+        for language, total in languages.items():
+            row = report(f"all {language}", total)
+            row.update(language=language, settled_share=settled_share(row))
+            rows.append(row)
+            print(_line(row), flush=True)
+        timing = {}
+        if largest is not None and not args.no_speed:
+            store = Store.open(largest[2] / ".semlith", settings=SETTINGS)
+            try:
+                timing = {"corpus": largest[1], **speed(store, largest[1])}
+            finally:
+                store.close()
+            print(json.dumps(timing), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps({"rows": rows, "speed": timing}, indent=2) + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _line(row: dict[str, Any]) -> str:
+    p = row["precision"]
+    return (f"| {row['name']} | {row['reference_edges']} | {_pct(p.get('extracted'))} | "
+            f"{_pct(p.get('resolved'))} | {_pct(p.get('ambiguous'))} | "
+            f"{_pct(row['ambiguous_share'])} | {_pct(row['settled_share'])} | "
+            f"{_pct(row['recall'])} | {_pct(row['recall_with_ambiguous'])} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
