@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from semlith.types import (
     Answer,
+    Brief,
     Definition,
     FileEntry,
     Filters,
@@ -103,6 +104,12 @@ class Library(Protocol):
         """The shortest chain of calls from `source` to `target` over settled edges; it
         never crosses an ambiguous call (`blocked` names the one it refused) unless
         `all_edges`, and then the answer is a `hypothesis`."""
+        ...
+
+    def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
+        """One answer within `budget` tokens: the best locators of a search for
+        `question`, the one-hop callers and callees of the definition the best hit is
+        in, and that hit's text, trimmed last."""
         ...
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:

@@ -26,6 +26,7 @@ from semlith.library import OnEvent, OnProgress, OnSkip
 from semlith.settings import Settings
 from semlith.types import (
     Answer,
+    Brief,
     Definition,
     FileEntry,
     Filters,
@@ -154,6 +155,10 @@ class RemoteLibrary(Installation):
         return GraphPath.from_json(self._call("path", {
             "source": source, "target": target, "filters": filters.as_json(),
             "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
+
+    def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
+        return Brief.from_json(self._call("brief", {
+            "question": question, "budget": budget, "scope": scope.as_json()}))
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         return [from_json(FileEntry, r) for r in self._call("files",

@@ -46,8 +46,8 @@ SETTINGS_DOC: dict[str, str] = {
     "branch switched back embeds only what is new. Least recently used entries go first; "
     "`0` turns the cache off. See docs/architecture.md, \"The vector cache\".",
     "SEMLITH_MCP_TOOLS": "`all` lists every MCP tool in tools/list; by default it lists "
-    "the tools agents use most (search, read, symbol, neighbors, impact, stats) and "
-    "answers the others (files, index, forget, path) when called by name.",
+    "the tools agents use most (search, brief, read, symbol, neighbors, impact) and "
+    "answers the others (files, stats, index, forget, path) when called by name.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }

@@ -482,3 +482,37 @@ class GraphPath(Value):
         return cls(from_json(GraphNode, data["source"]), from_json(GraphNode, data["target"]),
                    tuple(from_json(GraphEdge, e) for e in data["hops"]),
                    bool(data.get("hypothesis", False)), str(data.get("blocked", "")))
+
+
+@dataclass(frozen=True, slots=True)
+class Brief(Value):
+    """`brief`: one answer for an agent within a token budget — the best locators, the
+    one-hop callers and callees of the definition the best hit is in, then the text of
+    the best span, trimmed last (`trimmed` lines cut)."""
+
+    question: str
+    hits: tuple[Hit, ...]
+    symbol: str
+    callers: tuple[GraphEdge, ...]
+    callees: tuple[GraphEdge, ...]
+    text: str
+    trimmed: int = 0
+    notes: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {"question": self.question,
+                "hits": [{k: v for k, v in h.as_json().items() if k != "text"}
+                         for h in self.hits],
+                "symbol": self.symbol, "callers": [e.as_json() for e in self.callers],
+                "callees": [e.as_json() for e in self.callees], "text": self.text,
+                "trimmed": self.trimmed, "notes": list(self.notes)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Brief:
+        return cls(str(data["question"]),
+                   tuple(from_json(Hit, {**h, "text": ""}) for h in data["hits"]),
+                   str(data.get("symbol", "")),
+                   tuple(from_json(GraphEdge, e) for e in data.get("callers", [])),
+                   tuple(from_json(GraphEdge, e) for e in data.get("callees", [])),
+                   str(data.get("text", "")), int(data.get("trimmed", 0)),
+                   tuple(data.get("notes", ())))

@@ -85,8 +85,8 @@ def test_the_typescript_sdk_lists_tools_and_searches(node_sdk: Path, tmp_path: P
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["server"]["name"] == "semlith" and out["protocol"] == "2025-11-25"
-    assert {"semlith_search", "semlith_read", "semlith_stats", "semlith_symbol",
-            "semlith_neighbors", "semlith_impact"} <= set(out["tools"])
+    assert {"semlith_search", "semlith_brief", "semlith_read", "semlith_symbol",
+            "semlith_neighbors", "semlith_impact"} == set(out["tools"])
     result = out["result"]
     assert not result.get("isError") and result["content"][0]["type"] == "text"
     assert result["content"][0]["text"].splitlines()[0] == "auth/tokens.go"

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.types import Filters, GraphEdge, GraphNode, GraphPath
+from semlith.types import Brief, Filters, GraphEdge, GraphNode, GraphPath
 
 KINDS = ("calls", "imports", "inherits", "contains")
 
@@ -79,6 +79,12 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
     """Callers and callees of NAME (`f`, `Type.method`), each edge with its status:
     extracted (in the caller's file), resolved (across files) or ambiguous.
 
+    --json: {"symbol": {store, name, path, start_line, end_line, kind}, "callers": [...],
+    "callees": [...], "omitted": {callers, callees, files, ambiguous_callers}, "others"}.
+    Each entry: name (qualified), path, start_line, end_line (the definition at the
+    other end; empty for a collapsed ambiguous callee), line and site (the call site),
+    kind, status, candidates, depth.
+
     Exits 1 when NAME has no definition (the nearest names are listed).
     """
     with errors(as_json):
@@ -111,6 +117,9 @@ def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
     """What a change to NAME reaches: its callers, theirs, ... up to --depth hops,
     fewest hops first, each with its call site.
 
+    --json: {"symbol", "entries", "omitted", "others"}; entries as neighbors', `depth`
+    the hops from NAME.
+
     Exits 1 when NAME has no definition.
     """
     with errors(as_json):
@@ -138,7 +147,11 @@ def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
 def path(ctx: click.Context, source: str, target: str, all_edges: bool,
          paths: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...], budget: int,
          as_json: bool, stores: tuple[str, ...]) -> None:
-    """The shortest chain of calls from SOURCE to TARGET, over settled edges only.
+    """The shortest chain of calls from SOURCE to TARGET, over settled edges only: it
+    never crosses an ambiguous call, and says which one it refused.
+
+    --json: the ordered list of hops, each an entry as neighbors' (the definition
+    called) plus `evidence`, the call's `path:line`.
 
     Exits 1 when they are not connected (or a name has no definition).
     """
@@ -164,3 +177,42 @@ def _path_lines(answer: GraphPath) -> list[str]:
             else "") + f"{answer.source.name} -> {answer.target.name} in {len(answer.hops)} hops"
     return [head, f"  {_node(answer.source)}"] + [
         f"  -> {h.name}  {h.locator}  [{h.status}]  called at {h.evidence}" for h in answer.hops]
+
+
+@main.command()
+@click.argument("question")
+@click.option("--budget", default=2000, show_default=True, metavar="TOKENS",
+              help="The whole answer within this many tokens (x4 characters).")
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def brief(ctx: click.Context, question: str, budget: int, as_json: bool,
+          stores: tuple[str, ...]) -> None:
+    """One answer for QUESTION: the best locators, the callers and callees of the
+    definition the best hit is in, and that hit's text (trimmed last to fit --budget).
+
+    Exits 1 when nothing is found.
+    """
+    with errors(as_json):
+        answer = library(ctx).brief(question, budget=budget, scope=scope(ctx, stores))
+    for note in answer.notes:
+        click.echo(f"semlith: note: {note}", err=True)
+    if as_json:
+        emit_json(answer.as_json())
+    elif answer.hits:
+        click.echo(brief_text(answer))
+    if not answer.hits:
+        sys.exit(1)
+
+
+def brief_text(answer: Brief) -> str:
+    out = [f"{h.locator}  {h.symbol}".rstrip() for h in answer.hits]
+    if answer.callers or answer.callees:
+        out.append(f"{answer.symbol}:")
+        out += [f"  called by {e.name} at {e.evidence} [{e.status}]" for e in answer.callers]
+        out += [f"  calls {e.name} {e.locator} [{e.status}]" if e.path else
+                f"  calls {e.name} ({e.candidates} definitions)" for e in answer.callees]
+    out += ["", answer.text] if answer.text else []
+    if answer.trimmed:
+        out.append(f"({answer.trimmed} more lines: semlith read {answer.hits[0].locator})")
+    return "\n".join(out)

@@ -23,6 +23,7 @@ import numpy as np
 from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, ModelError, SemlithError
 from semlith.graph import answers as graph
+from semlith.graph.brief import brief as graph_brief
 from semlith.home import registered_stores
 from semlith.inventory import Installation
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -45,6 +46,7 @@ from semlith.store import Store
 from semlith.symbols import find_symbols
 from semlith.types import (
     Answer,
+    Brief,
     Definition,
     FileEntry,
     Filters,
@@ -158,6 +160,11 @@ class LocalLibrary(Installation):
         with self._reading(scope) as (opened, _):
             return graph.path(opened, source, target, filters=filters, all_edges=all_edges,
                               budget=budget)
+
+    def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
+        answer = self.search(question, k=5, scope=scope)
+        with self._reading(scope) as (opened, _):
+            return graph_brief(opened, question, answer, budget=budget)
 
     def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
              include_image: bool = False) -> Passage:

@@ -12,13 +12,15 @@ from pydantic import Field
 
 from semlith.library import Library
 from semlith.server.tools import READ_ONLY, Stores, _answers, _Registry, scope_of
-from semlith.types import Filters, GraphEdge, GraphPath, Impact, Neighbors
+from semlith.types import Brief, Filters, GraphEdge, GraphPath, Impact, Neighbors
 
-Tokens = Annotated[int, Field(ge=100, le=25000)]
-Name = Annotated[str, Field(description="f, Type.method or Type::method")]
+# Bounds are checked by the library (one sentence back): a schema's min/max cost
+# tools/list bytes it does not have.
+Tokens = int
+Name = Annotated[str, Field(description="f or Type.method")]
 # Globs choose among definitions of one name (`*.ts` stands for an extension): ext and
 # lang, which the CLI has, would put tools/list over its 1,000 tokens.
-Paths = Annotated[list[str], Field(description="Globs: which definition")]
+Paths = Annotated[list[str], Field(description="Globs choose the definition")]
 
 
 def _edge(e: GraphEdge, depth: bool = False) -> str:
@@ -66,8 +68,32 @@ def path_text(a: GraphPath) -> str:
                         for h in a.hops])
 
 
+def brief_text(a: Brief) -> str:
+    if not a.hits:
+        return "Nothing relevant found."
+    out = [f"{h.locator} {h.symbol}".rstrip() for h in a.hits]
+    out += [f"{a.symbol} called by {e.name} at {e.evidence}" for e in a.callers]
+    out += [f"{a.symbol} calls {e.name} {e.locator}" if e.path else
+            f"{a.symbol} calls {e.name} (ambiguous)" for e in a.callees]
+    out += ["", a.text] if a.text else []
+    if a.trimmed:
+        out.append(f"({a.trimmed} more lines: semlith_read {a.hits[0].locator})")
+    return "\n".join(out)
+
+
 def register(mcp: _Registry, library: Library,
              call: Callable[..., Awaitable[Any]]) -> None:
+    @mcp.tool(READ_ONLY)
+    @_answers
+    async def semlith_brief(
+        ctx: Context, question: str, stores: Stores = [],  # noqa: B006
+        max_tokens: Tokens = 2000,
+    ) -> str:
+        """One call: best locators, callers/callees, the best span's text."""
+        answer = await call(library.brief, question, budget=max_tokens,
+                            scope=await scope_of(ctx, stores))
+        return brief_text(answer)
+
     @mcp.tool(READ_ONLY)
     @_answers
     async def semlith_neighbors(
@@ -76,7 +102,7 @@ def register(mcp: _Registry, library: Library,
         all: bool = False, path: Paths = [], stores: Stores = [],  # noqa: B006
         max_tokens: Tokens = 4000,
     ) -> str:
-        """Callers and callees of a definition, each edge with its status."""
+        """Callers and callees, each edge with its status."""
         answer = await call(library.neighbors, name, kinds=tuple(kind),
                             filters=Filters(tuple(path)),
                             all_edges=all, budget=max_tokens,
@@ -86,10 +112,10 @@ def register(mcp: _Registry, library: Library,
     @mcp.tool(READ_ONLY)
     @_answers
     async def semlith_impact(
-        ctx: Context, name: Name, depth: Annotated[int, Field(ge=1, le=10)] = 3,
+        ctx: Context, name: Name, depth: int = 3,
         path: Paths = [], stores: Stores = [], max_tokens: Tokens = 4000,  # noqa: B006
     ) -> str:
-        """What a change reaches: callers of callers up to depth hops, with call sites."""
+        """What a change reaches: callers up to depth hops, with call sites."""
         answer = await call(library.impact, name, depth=depth,
                             filters=Filters(tuple(path)), budget=max_tokens,
                             scope=await scope_of(ctx, stores))

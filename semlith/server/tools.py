@@ -142,13 +142,13 @@ class _Registry:
                         log_level="WARNING", tools=self.tools, shown=shown)
 
 
-# What tools/list shows by default (issue #22): the questions agents ask (find, read,
-# where defined, who calls, what breaks) and stats, within 1,000 tokens; the others
-# (files, index, forget, path) still answer when called by name. Seven tools measured
-# 1,133 tokens; files (an agent lists files itself) was the one left out.
+# What tools/list shows by default (issue #22): the questions agents ask (find, brief,
+# read, where defined, who calls, what breaks) within 1,000 tokens (~960 measured);
+# the others (files, stats, index, forget, path) still answer when called by name.
+# With stats the list was ~1,050 tokens; a person asks for stats, an agent rarely.
 # SEMLITH_MCP_TOOLS=all lists every tool.
-LISTED = frozenset({"semlith_search", "semlith_read", "semlith_symbol", "semlith_neighbors",
-                    "semlith_impact", "semlith_stats"})
+LISTED = frozenset({"semlith_search", "semlith_brief", "semlith_read", "semlith_symbol",
+                    "semlith_neighbors", "semlith_impact"})
 
 
 class _Listing(MCPServer):

@@ -14,7 +14,7 @@ import pytest
 from semlith.errors import UnknownSymbol
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
-from semlith.types import Filters, Scope
+from semlith.types import Brief, Filters, Scope
 from tests.cli_util import run
 from tests.conftest import RecordingFactory
 from tests.graph.conftest import GRAPH
@@ -181,3 +181,26 @@ def test_symbol_and_read_refuse_an_owner_that_has_no_such_method(
         "Base.save"
     refused = run("symbol", "Nonexistent.save", "--store", str(root / ".semlith"))
     assert refused.exit_code == 1 and "nearest: Base.save" in refused.output
+
+
+def test_brief_gives_locators_calls_and_text_within_its_budget(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    answer = library.brief("notify channel send", scope=scope(root))
+    assert answer.hits[0].path == "notify/app.py" and answer.symbol == "notify"
+    assert [e.name for e in answer.callers] == ["main"]
+    assert [(e.name, e.status) for e in answer.callees] == [("channel.send", "ambiguous")]
+    assert "def notify(channel):" in answer.text and answer.trimmed == 0
+    assert Brief.from_json(json.loads(json.dumps(answer.as_json()))).callers == \
+        answer.callers
+    full = library.brief("the base every model saves through", scope=scope(root))
+    small = library.brief("the base every model saves through", budget=100,
+                          scope=scope(root))
+    assert full.hits[0].path == small.hits[0].path == "shop/models.py"
+    assert full.trimmed == 0 and small.trimmed > 0 and small.text  # text trimmed last
+    shown = run("brief", "the base every model saves through", "--budget", "100",
+                "--store", str(root / ".semlith"))
+    assert shown.exit_code == 0 and len(shown.output) <= 100 * 4 + 80  # + the trim note
+    shown = run("brief", "notify channel send", "--store", str(root / ".semlith"))
+    assert shown.exit_code == 0 and shown.output.startswith("notify/app.py:")
+    assert "called by main at notify/app.py:6" in shown.output

@@ -73,8 +73,8 @@ def _tool(app: App, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
 def test_default_tools_list_fits_and_holds_the_graph(app: App) -> None:
     tools = _rpc(app, "tools/list", {})["tools"]
     names = {t["name"] for t in tools}
-    assert {"semlith_search", "semlith_read", "semlith_symbol", "semlith_neighbors",
-            "semlith_impact", "semlith_stats"} == names
+    assert {"semlith_search", "semlith_brief", "semlith_read", "semlith_symbol",
+            "semlith_neighbors", "semlith_impact"} == names
     assert len(json.dumps(tools).encode()) / 4 < 1000
 
 
@@ -104,4 +104,5 @@ def test_the_api_route_round_trips_neighbors(app: App) -> None:
 def test_every_tool_is_listed_when_asked(tmp_path: Path) -> None:
     for served in _serve(tmp_path, {"SEMLITH_MCP_TOOLS": "all"}):
         names = {t["name"] for t in _rpc(served, "tools/list", {})["tools"]}
-        assert {"semlith_path", "semlith_files", "semlith_index", "semlith_forget"} <= names
+        assert {"semlith_path", "semlith_files", "semlith_stats", "semlith_index",
+                "semlith_forget"} <= names
