@@ -142,6 +142,10 @@ class Definition(Located):
     qualname: str
     signature: str
     chunk_id: int | None = None
+    # `symbol` fills these for the definition it lists first: its settled one-hop calls,
+    # `qualname path:line` of the call site (callers) or of the definition (callees).
+    callers: tuple[str, ...] = ()
+    callees: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         data = Value.as_json(self)

@@ -72,6 +72,9 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]
     for hit in [] if as_json else hits:
         where = f"[{hit.store}] " if multi else ""
         click.echo(f"{where}{hit.locator}  {hit.kind} {hit.qualname}\n    {hit.signature}")
+        for label, calls in (("called by", hit.callers), ("calls", hit.callees)):
+            if calls:
+                click.echo(f"    {label}: {', '.join(calls)}")
     if not hits:
         sys.exit(1)
 

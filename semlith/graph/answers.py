@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+import weakref
 from collections.abc import Sequence
 
 from semlith.errors import UnknownSymbol
@@ -10,9 +13,10 @@ from semlith.graph import walk
 from semlith.graph.resolve import Resolver
 from semlith.graph.walk import Bounded
 from semlith.store import Store
+from semlith.store.catalog import Catalog
 from semlith.store.edges import GraphDef
 from semlith.store.query import Selection
-from semlith.types import Filters, GraphPath, Impact, Neighbors
+from semlith.types import Definition, Filters, GraphPath, Impact, Neighbors
 
 CHARS_PER_TOKEN = 4  # the budget is in tokens; answers are measured in characters
 DEFAULT_BUDGET = 4_000  # tokens: 16,000 characters
@@ -26,9 +30,29 @@ def _chars(budget: int) -> int:
     return budget * CHARS_PER_TOKEN
 
 
+# One resolver per catalog while its generation stands: its per-file and per-name caches
+# serve the next question too (a store's generation moves with every committed change,
+# so a cached resolution is never stale).
+_RESOLVERS: weakref.WeakKeyDictionary[Catalog, tuple[int, Resolver]] = \
+    weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def resolver_of(catalog: Catalog) -> Resolver:
+    generation = catalog.generation()
+    with _LOCK:
+        held = _RESOLVERS.get(catalog)
+        if held is not None and held[0] == generation:
+            return held[1]
+    resolver = Resolver(catalog)
+    with _LOCK:
+        _RESOLVERS[catalog] = (generation, resolver)
+    return resolver
+
+
 def _resolvers(opened: Sequence[tuple[str, Store]]) -> list[tuple[str, Resolver]]:
     # A mirror (indexed by another machine) has a catalog without edges here.
-    found = [(label, Resolver(store.catalog)) for label, store in opened
+    found = [(label, resolver_of(store.catalog)) for label, store in opened
              if store.corpus.writable]
     if not found and opened:
         raise UnknownSymbol(f"store {opened[0][0]!r} is a mirror without a catalog here: "
@@ -101,3 +125,21 @@ def path(opened: Sequence[tuple[str, Store]], source: str, target: str, *, filte
     hypothesis = any(h.status == "ambiguous" for h in hops)
     return GraphPath(walk.node(label, a), walk.node(label, b), tuple(hops), hypothesis,
                      blocked)
+
+
+def with_calls(opened: Sequence[tuple[str, Store]], hit: Definition, shown: int = 10
+               ) -> Definition:
+    """`hit` with its settled one-hop callers and callees (`symbol` shows them)."""
+    store = [(label, s) for label, s in opened if label == hit.store and s.corpus.writable]
+    if not store:
+        return hit
+    try:
+        near = neighbors(store, hit.qualname or hit.name, kinds=("calls",),
+                         filters=Filters(paths=(hit.path,)), all_edges=False, budget=1000)
+    except (UnknownSymbol, ValueError):
+        return hit
+    if near.symbol.start_line != hit.start_line:
+        return hit  # another definition of that name in the file
+    return dataclasses.replace(
+        hit, callers=tuple(f"{e.name} {e.evidence}" for e in near.callers[:shown]),
+        callees=tuple(f"{e.name} {e.locator}" for e in near.callees[:shown] if e.path))

@@ -144,7 +144,8 @@ def _edge(store: str, d: GraphDef | None, site: str, line: int, kind: str, statu
 
 def call_neighbours(store: str, resolver: Resolver, target: GraphDef, all_edges: bool,
                     callers: Bounded, callees: Bounded, omitted: dict[str, int]) -> None:
-    for caller, path, call, res in callers_of(resolver, target):
+    for caller, path, call, res in sorted(callers_of(resolver, target),
+                                          key=lambda c: (c[1], c[2].line)):
         if not res.settled and not all_edges:
             omitted["ambiguous_callers"] = omitted.get("ambiguous_callers", 0) + 1
             continue

@@ -138,7 +138,8 @@ class LocalLibrary(Installation):
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[Definition]:
         with self._reading(scope) as (opened, _):
-            return find_symbols(opened, name, limit)
+            hits = find_symbols(opened, name, limit)
+            return [graph.with_calls(opened, hits[0]), *hits[1:]] if hits else hits
 
     def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
                   all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()

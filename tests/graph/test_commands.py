@@ -204,3 +204,13 @@ def test_brief_gives_locators_calls_and_text_within_its_budget(
     shown = run("brief", "notify channel send", "--store", str(root / ".semlith"))
     assert shown.exit_code == 0 and shown.output.startswith("notify/app.py:")
     assert "called by main at notify/app.py:6" in shown.output
+
+
+def test_symbol_shows_the_callers_and_callees_of_its_best_definition(
+        project: tuple[Path, LocalLibrary]) -> None:
+    root, library = project
+    best = library.symbol("Base.save", scope=scope(root))[0]
+    assert best.callers == ("main app.py:9", "Cart.add shop/models.py:32")  # by path
+    assert best.callees == ("Base.validate shop/models.py:17-18",)
+    shown = run("symbol", "Base.save", "--store", str(root / ".semlith"))
+    assert "    called by: main app.py:9, Cart.add shop/models.py:32" in shown.output
