@@ -57,7 +57,7 @@ class LocalKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    line: int  # 1-based
+    line: int  # 1-based, of the callee's name (in a chain split over lines, its own line)
     column: int  # 0-based, in bytes, of the call expression
     name: str  # the callee's simple name: `send`
     receiver: str  # the text before it (`self`, `requests.adapters`), bounded; "" for none
