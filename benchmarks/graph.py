@@ -89,7 +89,9 @@ def claims_of(store: Store) -> list[dict[str, Any]]:
 
 
 def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
-    """p50/p95 (ms) of neighbors, impact depth 3 and path over definitions with callers."""
+    """p50/p95 (ms) of neighbors, impact depth 3 and path over definitions that are
+    called: cold (a resolver built for each question, a store just opened) and warm
+    (one resolver across the distinct questions, as the daemon holds it)."""
     resolver = Resolver(store.catalog)
     names: list[str] = []
     pairs: list[tuple[str, str]] = []
@@ -114,20 +116,25 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
                 opened, a, b, filters=Filters(), all_edges=False, budget=4000)
                 for a, b in pairs])):
         cold, warm = [], []
-        for fn in calls:
-            try:
-                answers._RESOLVERS.clear()  # a store just opened: no resolver cached
-                started = time.perf_counter()
-                fn()
-                cold.append(time.perf_counter() - started)
-                started = time.perf_counter()
-                fn()  # the daemon's case: the store's resolver is held between questions
-                warm.append(time.perf_counter() - started)
-            except Exception as exc:  # noqa: BLE001 - a name the chooser refuses: skip it
-                print(f"  {op}: {exc}", file=sys.stderr)
+        for fn in calls:  # a store just opened: no resolver cached
+            answers._RESOLVERS.clear()
+            cold += _timed_call(fn, op)
+        answers._RESOLVERS.clear()
+        for fn in calls:  # the daemon's case: one resolver held across distinct questions
+            warm += _timed_call(fn, op)
         out[op] = percentiles(warm) if warm else {}
         out[f"{op}_cold"] = percentiles(cold) if cold else {}
     return out
+
+
+def _timed_call(fn: Any, op: str) -> list[float]:
+    started = time.perf_counter()
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - a name the chooser refuses: not timed
+        print(f"  {op}: {exc}", file=sys.stderr)
+        return []
+    return [time.perf_counter() - started]
 
 
 def settled_share(row: dict[str, Any]) -> float | None:

@@ -127,15 +127,16 @@ MIGRATIONS: list[str] = [
     # inheritance, containment, typed locals, and per file the edge extraction it was
     # made with (a fingerprint, so a store from before gets its edges on the next run
     # without re-embedding anything) and why it has none. Deleted with their file.
+    # IF NOT EXISTS: a test rebuilds an older store by undoing only migration 7.
     """
-    CREATE TABLE edge_files (
+    CREATE TABLE IF NOT EXISTS edge_files (
         file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
         fingerprint TEXT NOT NULL,
         package TEXT NOT NULL DEFAULT '',
         failed TEXT NOT NULL DEFAULT '',
         truncated INTEGER NOT NULL DEFAULT 0
     );
-    CREATE TABLE edge_calls (
+    CREATE TABLE IF NOT EXISTS edge_calls (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         line INTEGER NOT NULL,
         col INTEGER NOT NULL,
@@ -144,9 +145,9 @@ MIGRATIONS: list[str] = [
         qualifier TEXT NOT NULL,
         caller TEXT NOT NULL
     );
-    CREATE INDEX edge_calls_name ON edge_calls(name);
-    CREATE INDEX edge_calls_file ON edge_calls(file_id, caller);
-    CREATE TABLE edge_imports (
+    CREATE INDEX IF NOT EXISTS edge_calls_name ON edge_calls(name);
+    CREATE INDEX IF NOT EXISTS edge_calls_file ON edge_calls(file_id, caller);
+    CREATE TABLE IF NOT EXISTS edge_imports (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         line INTEGER NOT NULL,
         module TEXT NOT NULL,
@@ -154,24 +155,24 @@ MIGRATIONS: list[str] = [
         alias TEXT NOT NULL,
         kind TEXT NOT NULL
     );
-    CREATE INDEX edge_imports_file ON edge_imports(file_id);
-    CREATE TABLE edge_inherits (
+    CREATE INDEX IF NOT EXISTS edge_imports_file ON edge_imports(file_id);
+    CREATE TABLE IF NOT EXISTS edge_inherits (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         line INTEGER NOT NULL,
         child TEXT NOT NULL,
         parent TEXT NOT NULL,
         kind TEXT NOT NULL
     );
-    CREATE INDEX edge_inherits_file ON edge_inherits(file_id);
-    CREATE TABLE edge_contains (
+    CREATE INDEX IF NOT EXISTS edge_inherits_file ON edge_inherits(file_id);
+    CREATE TABLE IF NOT EXISTS edge_contains (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         parent TEXT NOT NULL,
         child TEXT NOT NULL,
         kind TEXT NOT NULL,
         line INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX edge_contains_file ON edge_contains(file_id, child);
-    CREATE TABLE edge_locals (
+    CREATE INDEX IF NOT EXISTS edge_contains_file ON edge_contains(file_id, child);
+    CREATE TABLE IF NOT EXISTS edge_locals (
         file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
         line INTEGER NOT NULL,
         name TEXT NOT NULL,
@@ -180,6 +181,6 @@ MIGRATIONS: list[str] = [
         scope TEXT NOT NULL,
         field INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX edge_locals_file ON edge_locals(file_id);
+    CREATE INDEX IF NOT EXISTS edge_locals_file ON edge_locals(file_id);
     """,
 ]
