@@ -62,9 +62,12 @@ CORPORA: dict[str, tuple[str, str]] = {
 
 
 def index_copy(source: Path, work: Path) -> Path:
+    """A copy of `source` under `work`, indexed (a copy kept from before is brought up
+    to date: a no-op when nothing changed)."""
     root = work / source.name
-    shutil.copytree(source, root, symlinks=True,
-                    ignore=shutil.ignore_patterns(".semlith", "node_modules", ".git"))
+    if not root.exists():
+        shutil.copytree(source, root, symlinks=True,
+                        ignore=shutil.ignore_patterns(".semlith", "node_modules", ".git"))
     _filler_library(str(work)).index([str(root)])
     return root
 
@@ -150,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--workdir", type=Path,
+                        help="keep the indexed copies here and reuse them next time")
     parser.add_argument("--speed-corpus", type=Path,
                         help="time the commands on this folder instead (indexed as a copy), "
                         "e.g. every corpus at once for a store near 100k chunks")
@@ -157,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     languages: defaultdict[str, Score] = defaultdict(lambda: Score(statuses={}))
     largest: tuple[int, str, Path] | None = None
-    work = Path(tempfile.mkdtemp(prefix="semlith-graph-"))
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="semlith-graph-"))
     try:
         for name, (folder, ref_name) in CORPORA.items():
             if args.only and name not in args.only:
@@ -203,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             args.json.write_text(json.dumps({"rows": rows, "speed": timing}, indent=2) + "\n")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

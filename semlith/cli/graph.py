@@ -50,6 +50,9 @@ def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
     if omitted.get("ambiguous_callers"):
         lines.append(f"{omitted['ambiguous_callers']} ambiguous call sites not shown "
                      "(--all shows them)")
+    if omitted.get("unwalked"):
+        lines.append(f"{omitted['unwalked']} callers not followed further: the budget was "
+                     "spent (raise --budget)")
     return lines
 
 

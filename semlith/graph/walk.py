@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from semlith.errors import UnknownSymbol
+from semlith.graph.modules import family
 from semlith.graph.resolve import Resolution, Resolver, Status
 from semlith.ingest.graph.records import MODULE, Call
 from semlith.roles import is_test
@@ -45,6 +46,11 @@ class Bounded:
     kept: list[GraphEdge] = field(default_factory=list)
     left: int = 0
     left_files: set[str] = field(default_factory=set)
+
+    @property
+    def full(self) -> bool:
+        """Nothing more fits (an entry is at least ~150 characters of JSON)."""
+        return self.budget - self.used < 150
 
     def add(self, edge: GraphEdge) -> None:
         size = len(json.dumps(edge.as_json())) + 2
@@ -110,7 +116,11 @@ def callers_of(resolver: Resolver, target: GraphDef
     """(calling definition or None at a file's top, its file, the call, resolution) of
     every call that may mean `target`."""
     found = []
+    lang = family(target.lang)
+    files = resolver.modules.files
     for site in calls_named(resolver.catalog, [target.name]):
+        if site.file_id not in files or family(files[site.file_id].lang) != lang:
+            continue  # a call in another language never means it (and costs a parse)
         res = resolver.resolve(site.file_id, site.call)
         if res is None or not any(_key(t) == _key(target) for t in res.targets):
             continue
@@ -218,7 +228,10 @@ def impact(store: str, resolver: Resolver, target: GraphDef, depth: int, all_edg
     frontier = [target]
     for level in range(1, depth + 1):
         following: list[GraphDef] = []
-        for d in frontier:
+        for n, d in enumerate(frontier):
+            if out.full:  # what would follow cannot be shown: say so, do not walk it
+                omitted["unwalked"] = omitted.get("unwalked", 0) + len(frontier) - n
+                return
             for caller, path, call, res in sorted(callers_of(resolver, d),
                                                   key=lambda c: (c[1], c[2].line)):
                 if not res.settled and not all_edges:

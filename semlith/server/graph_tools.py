@@ -36,8 +36,10 @@ def _tail(omitted: dict[str, int], shown: dict[str, int], others: int) -> list[s
              for part, n in shown.items() if omitted.get(part)]
     if omitted.get("ambiguous_callers"):
         lines.append(f"{omitted['ambiguous_callers']} ambiguous callers left out (all=true)")
+    if omitted.get("unwalked"):
+        lines.append(f"{omitted['unwalked']} callers not followed: budget spent")
     if others:
-        lines.append(f"{others} other definitions of this name (path/ext/lang choose)")
+        lines.append(f"{others} other definitions of this name (path globs choose)")
     return lines
 
 
