@@ -15,53 +15,17 @@ class); `resolved` — settled across files (imports, types, packages, uniquenes
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass
-from enum import StrEnum
 
+from semlith.graph.byname import JAVA_LIKE, PY_BUILTINS, by_name
 from semlith.graph.context import FileContext
-from semlith.graph.modules import ModuleMap, family, nearest
+from semlith.graph.modules import ModuleMap, family
+from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import Call, Import, ImportKind, LocalKind, QualifierKind
-from semlith.roles import is_test
 from semlith.store.catalog import Catalog
 from semlith.store.edges import GraphDef, definitions_in, definitions_named, edge_files, file_edges
 
-MAX_HOPS = 6
-# A method on a receiver of unknown type is not settled by being the only one of its
-# name: on flask 7 of 16 such claims were wrong (the receiver was a dict, a Jinja loader).
-UNIQUE_METHODS = False  # bases, re-exports and return types followed at most this deep
-
-# Calls on receivers of unknown type whose name is this common are not settled by "the
-# only definition of that name": `d.get()`, `rows.append()` are a dict's and a list's.
-_COMMON = frozenset("""get set put pop push append extend insert remove update add clear
-copy keys values items join split strip format replace read write close open send run
-start stop next then catch map filter reduce find index count sort apply call bind emit
-on off log info debug warn warning error exception toString valueOf has delete encode
-decode lower upper startswith endswith match search sub test exec parse load dump dumps
-loads length size len String Error Errorf Sprintf Printf Println New Lock Unlock Wait
-Done Add Get Set Close Write Read""".split()) | frozenset(
-    name for kind in (dict, list, str, set, bytes, int, float, tuple, object)
-    for name in dir(kind)) | frozenset("""forEach some every concat slice splice shift
-unshift includes indexOf trim substring charAt resolve reject finally assign freeze
-keys entries hasOwnProperty isArray from of""".split())
-_PY_BUILTINS = frozenset(dir(builtins))
-_JAVA_LIKE = frozenset({"java", "kotlin", "csharp", "scala", "cpp", "swift", "php"})
-
-
-class Status(StrEnum):
-    EXTRACTED = "extracted"
-    RESOLVED = "resolved"
-    AMBIGUOUS = "ambiguous"
-
-
-@dataclass(frozen=True, slots=True)
-class Resolution:
-    status: Status
-    targets: tuple[GraphDef, ...]  # one when settled; the candidates when ambiguous
-
-    @property
-    def settled(self) -> bool:
-        return self.status is not Status.AMBIGUOUS
+MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
 
 
 class _Outside(Exception):
@@ -128,7 +92,7 @@ class Resolver:
         if found is not None:
             status = Status.EXTRACTED if found.file_id == file_id else Status.RESOLVED
             return Resolution(status, (found,))
-        return self._by_name(ctx, call)
+        return by_name(self, ctx, call)
 
     def _specific(self, ctx: FileContext, call: Call) -> GraphDef | None:
         q = call.qualifier_kind
@@ -167,7 +131,7 @@ class Resolver:
                     (inner and ctx.type_named(scope) is None):
                 return inner[0]
             scope = scope.rsplit(".", 1)[0] if "." in scope else ""
-        if lang in _JAVA_LIKE or lang == "ruby":  # a bare call is a call on `this`
+        if lang in JAVA_LIKE or lang == "ruby":  # a bare call is a call on `this`
             owner = ctx.enclosing_type(call.caller)
             found = self._member_of(ctx, owner, name) if owner else None
             if found is not None:
@@ -190,7 +154,7 @@ class Resolver:
             found = self._export(self.modules.resolve(ctx.file.id, imp.module), name, 0)
             if found is not None:
                 return found
-        if lang == "python" and name in _PY_BUILTINS:
+        if lang == "python" and name in PY_BUILTINS:
             raise _Outside
         if lang in ("python", "go"):  # a name neither defined nor imported: not ours
             raise _Outside
@@ -427,34 +391,3 @@ class Resolver:
                 if found is not None:
                     return found
         return None
-
-    # -- by name alone -----------------------------------------------------------------
-
-    def _by_name(self, ctx: FileContext, call: Call) -> Resolution | None:
-        """The only definition of the name in the language, the ones the caller's
-        imports reach, a directory tie-break; else ambiguous."""
-        lang = family(ctx.file.lang)
-        bare = call.qualifier_kind is QualifierKind.NONE and ctx.file.lang not in _JAVA_LIKE
-        candidates = [d for d in self.named(call.name) if family(d.lang) == lang and
-                      ((d.kind != "method" and "." not in d.qualname) if bare else
-                       self.context(self.modules.by_path[d.path]).owner.get(d.qualname))]
-        if not is_test(ctx.file.path):  # code does not call into its tests
-            candidates = [d for d in candidates if not is_test(d.path)]
-        if not candidates:
-            return None
-        imported = {f for imp in ctx.edges.imports
-                    for f in self.modules.resolve(ctx.file.id, imp.module)}
-        common = call.name in _COMMON or (call.name.startswith("__") and
-                                           call.qualifier_kind is not QualifierKind.NONE)
-        near = [d for d in candidates if self.modules.by_path[d.path] in imported]
-        if len(near) == 1 and not common:
-            return Resolution(Status.RESOLVED, (near[0],))
-        if len(candidates) == 1 and not common and (bare or UNIQUE_METHODS):
-            return Resolution(Status.RESOLVED, (candidates[0],))
-        ids = nearest(ctx.file.path, [self.modules.by_path[d.path] for d in candidates],
-                      self.modules.files)
-        close = [d for d in candidates if self.modules.by_path[d.path] in ids]
-        if len(close) == 1 and len(candidates) > 1 and not common and \
-                ctx.file.path.count("/") - close[0].path.count("/") in (-1, 0, 1):
-            return Resolution(Status.RESOLVED, (close[0],))
-        return Resolution(Status.AMBIGUOUS, tuple(candidates))

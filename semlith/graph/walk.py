@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from semlith.errors import UnknownSymbol
 from semlith.graph.modules import family
-from semlith.graph.resolve import Resolution, Resolver, Status
+from semlith.graph.resolve import Resolver
+from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import MODULE, Call
 from semlith.roles import is_test
 from semlith.store.edges import (

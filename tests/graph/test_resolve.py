@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from semlith.graph.resolve import Resolver, Status
+from semlith.graph.resolve import Resolver
+from semlith.graph.status import Status
 from semlith.store import Store
 from semlith.store.edges import file_edges
 
