@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from semlith.edge_index import copy_edges, file_edges, refresh_edges, write_file_edges
 from semlith.embed.text import Embedder
 from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
@@ -36,7 +37,6 @@ from semlith.ingest.document import read_document
 from semlith.ingest.formats import is_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, skip_record
-from semlith.ingest.graph import FileEdges, edges_fingerprint, extract_edges, has_edges
 from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
 from semlith.ingest.reading import limit_for, read_file
@@ -49,12 +49,11 @@ from semlith.ingest.walk import (
     is_opted_in,
     walk_files,
 )
-from semlith.languages import LANGUAGES, language_of
+from semlith.languages import language_of
 from semlith.pace import TARGET_SECONDS, Pace, estimate_total
 from semlith.roles import Role, file_role
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FileRecord, SkipRecord
-from semlith.store.edges import copy_edges, edge_fingerprints, write_edges
 from semlith.store.query import file_with_hash
 from semlith.types import IndexReport, Progress
 
@@ -69,7 +68,7 @@ class _Todo:
     digest: str
     record: FileRecord | None
     redacted: int = 0
-    edges: FileEdges | None = None  # None: the file's language has no edges
+    edges: Any = None  # its FileEdges (edge_index.py); None: its language has none
 
 
 @dataclass(slots=True)
@@ -105,7 +104,6 @@ class Indexer:
 
         self.on_progress = on_progress or (lambda p: None)
         self.on_skip = on_skip or (lambda s: None)
-        self.edge_seconds = 0.0  # spent extracting edges, for benchmarks/ (issue #22)
 
     @property
     def embedder(self) -> Embedder:
@@ -135,7 +133,7 @@ class Indexer:
         todo.sort(key=_embed_order)
         self._embed_all(todo, report, start, time_budget)
         if not report.pending:
-            self._refresh_edges(scopes, {t.cand.rel for t in todo})
+            refresh_edges(self.store, self.root, scopes, {t.cand.rel for t in todo})
         if report.complete:
             with catalog.transaction():
                 catalog.set_meta("run_state", "complete")
@@ -300,7 +298,7 @@ class Indexer:
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, twin, file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
-            copy_edges(db, twin, file_id)
+            copy_edges(db, twin, file_id)  # an identical file: identical edges
         self.store.add_vectors(ids, vectors)
         self.store.checkpoint([(file_id, item.digest)])
         return True
@@ -327,13 +325,8 @@ class Indexer:
             self._skip(item, "unreadable", exc.strerror or str(exc))
             return None
         item.redacted = document.redacted
-        language = language_of(rel)
-        chunked = chunk_file(document.text, language)
-        if has_edges(language):
-            assert language is not None
-            started = time.perf_counter()
-            item.edges = extract_edges(document.text, language)
-            self.edge_seconds += time.perf_counter() - started
+        chunked = chunk_file(document.text, language_of(rel))
+        item.edges = file_edges(document.text, language_of(rel))
         if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
             self._truncated.append(rel)
         return chunked
@@ -426,9 +419,7 @@ class Indexer:
                 (s.name, s.qualname, s.kind, s.start_line, s.end_line,
                  ids[s.chunk] if 0 <= s.chunk < len(ids) else None, s.signature)
                 for s in chunked.symbols])
-            if item.edges is not None:
-                write_edges(db, file_id, item.edges,
-                            edges_fingerprint(language_of(item.cand.rel)))
+            write_file_edges(db, file_id, item.cand.rel, item.edges)
             catalog.clear_skipped(db, item.cand.rel)
         pending.file_ids.append(file_id)
         pending.digests[file_id] = item.digest
@@ -461,34 +452,6 @@ class Indexer:
         pending.file_ids = [f for f in pending.file_ids if f in pending.left]
         self.store.checkpoint(done)
         self._last_checkpoint = self.clock()
-
-    def _refresh_edges(self, scopes: list[str], done: set[str]) -> None:
-        """Extract the edges of unchanged files that have none from today's extraction
-        (a store from before migration 8, a changed edge query): their text is read
-        again, nothing is embedded. A no-op run finds none and reads nothing."""
-        langs = [lang for lang in LANGUAGES if has_edges(lang)]
-        current = {lang.name: edges_fingerprint(lang) for lang in langs}
-        stale = [(file_id, path) for file_id, path, lang, fingerprint
-                 in edge_fingerprints(self.store.catalog, current)
-                 if fingerprint != current[lang] and path not in done
-                 and _in_scopes(path, scopes)]
-        for file_id, path in stale:
-            self._edges_only(file_id, path)
-        if stale:  # what the graph answers changed: cached resolutions are stale
-            with self.store.catalog.transaction() as db:
-                self.store.catalog.bump_generation(db)
-
-    def _edges_only(self, file_id: int, rel: str) -> None:
-        language = language_of(rel)
-        if language is None:
-            return
-        try:
-            document = read_document(rel, read_file(self.root / rel, limit_for(rel)))
-            edges = extract_edges(document.text, language)
-        except (Unreadable, OSError) as exc:  # the next content change re-indexes it
-            edges = FileEdges(failed=f"unreadable: {exc}")
-        with self.store.catalog.transaction() as db:
-            write_edges(db, file_id, edges, edges_fingerprint(language))
 
     def _report(self, report: IndexReport, done: int, total: int, path: str) -> None:
         """An "embed" event: the ETA is the chunks still to embed (estimated from the size

@@ -19,19 +19,16 @@ from collections.abc import Callable, Sequence
 from threading import Event
 from typing import Any, Protocol
 
+from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.types import (
     Answer,
-    Brief,
     Definition,
     FileEntry,
     Filters,
     FormatEntry,
-    GraphPath,
-    Impact,
     IndexReport,
     LanguageEntry,
     ModelEntry,
-    Neighbors,
     Passage,
     Progress,
     Scope,

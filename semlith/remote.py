@@ -20,20 +20,17 @@ from threading import Event
 from typing import Any
 
 from semlith import errors
+from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.home import Discovery, control_key
 from semlith.inventory import Installation
 from semlith.library import OnEvent, OnProgress, OnSkip
 from semlith.settings import Settings
 from semlith.types import (
     Answer,
-    Brief,
     Definition,
     FileEntry,
     Filters,
-    GraphPath,
-    Impact,
     IndexReport,
-    Neighbors,
     Passage,
     Progress,
     Scope,

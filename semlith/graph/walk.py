@@ -19,6 +19,7 @@ from semlith.errors import UnknownSymbol
 from semlith.graph.modules import family
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Resolution, Status
+from semlith.graph_types import GraphEdge, GraphNode
 from semlith.ingest.graph.records import MODULE, Call
 from semlith.roles import is_test
 from semlith.store.edges import (
@@ -31,7 +32,6 @@ from semlith.store.edges import (
     inherits_named,
 )
 from semlith.store.query import Selection
-from semlith.types import GraphEdge, GraphNode
 
 KINDS = ("calls", "imports", "inherits", "contains")
 MAX_VISITED = 20_000  # definitions a walk looks at before it gives up (path, impact)

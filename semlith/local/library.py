@@ -24,6 +24,7 @@ from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, ModelError, SemlithError
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
+from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.home import registered_stores
 from semlith.inventory import Installation
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -46,14 +47,10 @@ from semlith.store import Store
 from semlith.symbols import find_symbols
 from semlith.types import (
     Answer,
-    Brief,
     Definition,
     FileEntry,
     Filters,
-    GraphPath,
-    Impact,
     IndexReport,
-    Neighbors,
     Passage,
     Scope,
     SkipEntry,

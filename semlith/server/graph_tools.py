@@ -2,17 +2,21 @@
 semlith_path. Registered by `tools.build_mcp`; each calls one `Library` method and
 answers in lines an agent reads, bounded by `max_tokens` and saying what it left out."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the tools' annotations are evaluated where
+# they are defined, in register(), from what tools.build_mcp hands over (this module
+# does not import tools.py, which imports it).
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from semlith.graph_types import Brief, GraphEdge, GraphPath, Impact, Neighbors
 from semlith.library import Library
-from semlith.server.tools import READ_ONLY, Stores, _answers, _Registry, scope_of
-from semlith.types import Brief, Filters, GraphEdge, GraphPath, Impact, Neighbors
+
+if TYPE_CHECKING:
+    from semlith.server.tools import _Registry
+from semlith.types import Filters
 
 # Bounds are checked by the library (one sentence back): a schema's min/max cost
 # tools/list bytes it does not have.
@@ -83,12 +87,16 @@ def brief_text(a: Brief) -> str:
     return "\n".join(out)
 
 
-def register(mcp: _Registry, library: Library,
-             call: Callable[..., Awaitable[Any]]) -> None:
-    @mcp.tool(READ_ONLY)
-    @_answers
+def register(mcp: "_Registry", library: Library, call: Callable[..., Awaitable[Any]], *,
+             read_only: Any, answering: Callable[..., Any],
+             scope_of: Callable[..., Awaitable[Any]]) -> None:
+    """Add the graph tools to `mcp` (tools.py's registry), with its helpers. Their
+    `stores` is the other tools' (names; ["*"]: all), described once there."""
+
+    @mcp.tool(read_only)
+    @answering
     async def semlith_brief(
-        ctx: Context, question: str, stores: Stores = [],  # noqa: B006
+        ctx: Context, question: str, stores: list[str] = [],  # noqa: B006
         max_tokens: Tokens = 2000,
     ) -> str:
         """One call: best locators, callers/callees, the best span's text."""
@@ -96,12 +104,12 @@ def register(mcp: _Registry, library: Library,
                             scope=await scope_of(ctx, stores))
         return brief_text(answer)
 
-    @mcp.tool(READ_ONLY)
-    @_answers
+    @mcp.tool(read_only)
+    @answering
     async def semlith_neighbors(
         ctx: Context, name: Name,
         kind: list[str] = [],  # noqa: B006 - calls, imports, inherits, contains
-        all: bool = False, path: Paths = [], stores: Stores = [],  # noqa: B006
+        all: bool = False, path: Paths = [], stores: list[str] = [],  # noqa: B006
         max_tokens: Tokens = 4000,
     ) -> str:
         """Callers and callees, each edge with its status."""
@@ -111,11 +119,11 @@ def register(mcp: _Registry, library: Library,
                             scope=await scope_of(ctx, stores))
         return neighbors_text(answer)
 
-    @mcp.tool(READ_ONLY)
-    @_answers
+    @mcp.tool(read_only)
+    @answering
     async def semlith_impact(
         ctx: Context, name: Name, depth: int = 3,
-        path: Paths = [], stores: Stores = [], max_tokens: Tokens = 4000,  # noqa: B006
+        path: Paths = [], stores: list[str] = [], max_tokens: Tokens = 4000,  # noqa: B006
     ) -> str:
         """What a change reaches: callers up to depth hops, with call sites."""
         answer = await call(library.impact, name, depth=depth,
@@ -123,11 +131,11 @@ def register(mcp: _Registry, library: Library,
                             scope=await scope_of(ctx, stores))
         return impact_text(answer)
 
-    @mcp.tool(READ_ONLY)
-    @_answers
+    @mcp.tool(read_only)
+    @answering
     async def semlith_path(
         ctx: Context, source: Name, target: Name, all_edges: bool = False,
-        stores: Stores = [],  # noqa: B006
+        stores: list[str] = [],  # noqa: B006
     ) -> str:
         """Shortest call chain from source to target over settled edges."""
         answer = await call(library.path, source, target, all_edges=all_edges,

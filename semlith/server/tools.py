@@ -295,7 +295,8 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
         removed = await call(library.forget, path, store=store or None)
         return f"forgot {removed} file{'s' if removed != 1 else ''}"
 
-    from semlith.server import graph_tools  # it imports this module's helpers
+    from semlith.server import graph_tools
 
-    graph_tools.register(mcp, library, call)
+    graph_tools.register(mcp, library, call, read_only=READ_ONLY, answering=_answers,
+                         scope_of=scope_of)
     return mcp.server(listed)

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from semlith.errors import UnknownSymbol
+from semlith.graph_types import Brief
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
-from semlith.types import Brief, Filters, Scope
+from semlith.types import Filters, Scope
 from tests.cli_util import run
 from tests.conftest import RecordingFactory
 from tests.graph.conftest import GRAPH

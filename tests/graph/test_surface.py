@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from semlith.graph_types import Neighbors
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
 from semlith.settings import Settings
-from semlith.types import Neighbors
 from tests.conftest import HashEmbedder
 from tests.graph.conftest import GRAPH
 from tests.test_app import ACCEPT, _open_session, app_over_fleet
