@@ -306,7 +306,7 @@ def _items(lo: int, hi: int, children: list[Definition]) -> list[_Item]:
 
 
 def _path(context: tuple[Definition, ...]) -> str:
-    return " > ".join(d.name if d.kind == "section" else f"{d.kind} {d.name}"
+    return " > ".join(d.name if d.kind == "section" else f"{d.kind} {d.qualified_name}"
                       for d in context)
 
 
@@ -371,7 +371,7 @@ def _symbols(roots: list[Definition], chunks: list[Chunk]) -> list[Symbol]:
     out: list[Symbol] = []
 
     def visit(d: Definition, prefix: str) -> None:
-        qualname = f"{prefix}.{d.name}" if prefix else d.name
+        qualname = f"{prefix}.{d.qualified_name}" if prefix else d.qualified_name
         last = bisect.bisect_right(starts, d.def_line) - 1
         holder = last if last >= 0 and d.def_line <= chunks[last].end_line else -1
         out.append(Symbol(d.name, qualname, d.kind, d.start_line, d.end_line, d.signature,

@@ -50,6 +50,11 @@ class Definition:
     cuts: list[int] = field(default_factory=list)
     span: tuple[int, int] = (0, 0)  # byte range of the definition node, for nesting
     children: list[Definition] = field(default_factory=list)
+    qualifier: str = ""  # the object a member is assigned to: `proto` of `proto.handle`
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.qualifier}.{self.name}" if self.qualifier else self.name
 
 
 @functools.cache
@@ -65,7 +70,7 @@ def _query(grammar: str) -> Any:
 
 
 # Raise when the planner changes how it cuts: every store re-chunks on its next full run.
-CHUNKER_REVISION = 2
+CHUNKER_REVISION = 3
 
 
 @functools.cache
@@ -174,7 +179,14 @@ def _add(found: dict[tuple[int, int], Definition], clauses: dict[tuple[int, int]
     kind = next(key for key in captures if key.startswith("definition.")).split(".", 1)[1]
     key = (node.start_byte, node.end_byte)
     if key not in found:
-        found[key] = _definition(node, kind, names[0], lines, data)
+        found[key] = definition = _definition(node, kind, names[0], lines, data)
+        if captures.get("qualifier"):
+            definition.qualifier = _qualifier(_text(captures["qualifier"][0], data))
+
+
+def _qualifier(text: str) -> str:
+    """`Foo.prototype` -> `Foo`: a member of a prototype is a method of the type."""
+    return "".join(text.split()).removesuffix(".prototype")
 
 
 def _join_clauses(found: dict[tuple[int, int], Definition], clauses: list[Any]) -> None:
