@@ -26,10 +26,15 @@ def chunked_fixture(fixture: str) -> tuple[list[str], Chunked]:
 
 
 def def_line(lines: list[str], symbol: Symbol) -> int:
-    """The line the signature was taken from (the definition proper, after attributes);
-    0 when none is."""
-    return next((n for n in range(symbol.start_line, symbol.end_line + 1)
-                 if lines[n - 1].strip()[:200] == symbol.signature), 0)
+    """The line the signature starts on (the definition proper, after attributes); 0 when
+    none is. A signature may run over several lines, collapsed to one, and stops at the
+    body: the line and the signature agree as far as the shorter goes."""
+    for n in range(symbol.start_line, symbol.end_line + 1):
+        line = " ".join(lines[n - 1].split())
+        common = min(len(line), len(symbol.signature))
+        if line and line[:common] == symbol.signature[:common]:
+            return n
+    return 0
 
 
 def size(lines: list[str], start: int, end: int) -> int:

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
-from semlith.ingest.definitions import has_definitions
+from semlith.ingest.definitions import SIGNATURE_CHARS, has_definitions
 from semlith.languages import language_of
 
 PY = language_of("x.py")
@@ -211,3 +211,31 @@ def test_absurdly_deep_nesting_falls_back_to_lines() -> None:
     assert result.chunks
     assert result.strategy in {"definitions", "lines (nested too deep)"} or \
         result.strategy.startswith("lines (")
+
+
+SEND = '''
+class Session:
+    def send(
+        self,
+        request,  # a PreparedRequest
+        *,
+        stream=False,
+        **kwargs,
+    ) -> Response:
+        """Send a given PreparedRequest."""
+        return self.adapter.send(request, stream=stream, **kwargs)
+'''
+
+
+def test_a_multi_line_signature_is_recorded_whole_on_one_line() -> None:
+    result = chunked(SEND)
+    send = next(s for s in result.symbols if s.name == "send")
+    assert send.signature == "def send(self, request, *, stream=False, **kwargs) -> Response:"
+    assert next(s for s in result.symbols if s.name == "Session").signature == "class Session:"
+
+
+def test_a_huge_signature_is_capped() -> None:
+    params = ", ".join(f"parameter_{i}=None" for i in range(100))
+    result = chunk_file(f"def configure({params}):\n    return 1\n", PY)
+    signature = result.symbols[0].signature
+    assert len(signature) == SIGNATURE_CHARS and signature.startswith("def configure(")

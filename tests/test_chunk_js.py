@@ -83,3 +83,56 @@ def test_members_and_named_function_expressions_are_definitions(extension: str) 
         ("Widget.paint", "paint", "method"),  # a prototype member inside a wrapper
         ("send", "send", "function"),  # not the callbacks it installs
     }
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_a_jsdoc_a_blank_line_above_stays_with_its_function(extension: str) -> None:
+    lines = MEMBERS.split("\n")
+    result = chunked(MEMBERS, extension)
+    symbols = {s.qualname: s for s in result.symbols}
+    for qualname, doc in (("proto.handle", "/**\n * Handle a request"),
+                          ("ip", "/**\n * Return the remote address")):
+        symbol = symbols[qualname]
+        assert "\n".join(lines[symbol.start_line - 1 : symbol.start_line + 1]).startswith(doc)
+        holder = result.chunks[symbol.chunk]
+        assert holder.start_line <= symbol.start_line and symbol.end_line <= holder.end_line
+    # A JSDoc above something that is no definition is left where it is.
+    assert all(s.start_line > 7 for s in result.symbols)
+
+
+def _member(name: str) -> str:
+    doc = "\n".join(f" * Line {i} of the documentation of {name}." for i in range(12))
+    body = "\n".join(f"  step{i}(this, {i});" for i in range(14))
+    return f"/**\n{doc}\n */\n\napp.{name} = function {name}() {{\n{body}\n}};\n"
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_a_long_jsdoc_is_not_glued_to_the_chunk_before(extension: str) -> None:
+    # Express: each ~600-character JSDoc ended the previous member's chunk, so that chunk
+    # matched the question and took the first slot.
+    source = "\n".join(_member(name) for name in ("init", "handle", "route", "render"))
+    lines = source.split("\n")
+    result = chunked(source, extension)
+    assert [s.qualname for s in result.symbols] == ["app.init", "app.handle", "app.route",
+                                                    "app.render"]
+    for symbol in result.symbols:
+        holder = result.chunks[symbol.chunk]
+        assert lines[holder.start_line - 1] == "/**", holder
+        assert (holder.symbol, holder.kind) == (symbol.name, "method")
+    for chunk in result.chunks:
+        assert not chunk.text.rstrip().endswith("*/"), chunk
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_a_file_doc_block_is_not_a_functions_doc(extension: str) -> None:
+    source = "/**\n * @license MIT\n */\n\nfunction first() {\n  return 1;\n}\n"
+    first = chunked(source, extension).symbols[0]
+    assert (first.name, first.start_line) == ("first", 5)
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_signatures_run_to_the_body(extension: str) -> None:
+    signatures = {s.qualname: s.signature for s in chunked(MEMBERS, extension).symbols}
+    assert signatures["proto.handle"] == "proto.handle = function handle(req, res, out)"
+    assert signatures["Foo.render"] == "Foo.prototype.render = function (name, options)"
+    assert signatures["ip"] == "defineGetter(req, 'ip', function ip()"

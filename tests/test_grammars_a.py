@@ -76,7 +76,7 @@ CASES = [
         ("./metrics", "module", 94, 97),
         ("reportError", "function", 99, 100),
         ("logged", "function", 102, 109),
-    ], {"BaseBus": "abstract class BaseBus {", "EventBus.publish": "async publish<"}),
+    ], {"BaseBus": "abstract class BaseBus", "EventBus.publish": "async publish<"}),
     Case("tsx.tsx", "ResultList", [
         ("PAGE_SIZE", "constant", 4, 5),
         ("Result", "interface", 7, 12),
@@ -143,7 +143,7 @@ CASES = [
         ("Region", "enum", 83, 91),
         ("Region.taxRate", "method", 87, 90),
         ("ThreadSafe", "interface", 93, 96),
-    ], {"OrderPricer.price": "public Quote price(Order order) {"}),
+    ], {"OrderPricer.price": "public Quote price(Order order)"}),
     Case("c.c", "ring_write", [
         ("RING_SIZE", "constant", 8, 9),
         ("RING_MASK", "constant", 10, 10),
