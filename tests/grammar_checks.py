@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from semlith.ingest.chunk import MAX_CHARS, Chunked, Symbol, chunk_file
+from semlith.ingest.chunk import MAX_CHARS, WHOLE_CHARS, Chunked, Symbol, chunk_file
 from semlith.languages import language_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
@@ -18,11 +18,13 @@ def fixture_id(case: object) -> str:
     return str(case.fixture).split(".")[0]
 
 
-def chunked_fixture(fixture: str) -> tuple[list[str], Chunked]:
-    """A fixture's lines, and how it is chunked."""
+def chunked_fixture(fixture: str, whole_chars: int = WHOLE_CHARS
+                    ) -> tuple[list[str], Chunked]:
+    """A fixture's lines, and how it is chunked (`whole_chars=MAX_CHARS`: as if no
+    definition over the budget could stay whole, to exercise the splitting)."""
     path = FIXTURES / fixture
     text = path.read_text()
-    return text.split("\n"), chunk_file(text, language_of(path))
+    return text.split("\n"), chunk_file(text, language_of(path), whole_chars=whole_chars)
 
 
 def def_line(lines: list[str], symbol: Symbol) -> int:
@@ -61,6 +63,18 @@ def assert_long_definition_split_between_lines(lines: list[str], chunked: Chunke
     assert parts[0].start_line <= symbol.start_line and parts[-1].end_line >= symbol.end_line
     for before, after in itertools.pairwise(parts):  # nothing but blank lines between
         assert not "".join(lines[before.end_line : after.start_line - 1]).strip()
+
+
+def assert_long_definition_kept_whole(lines: list[str], chunked: Chunked,
+                                      qualname: str) -> None:
+    """Over the budget but under WHOLE_CHARS: one chunk, from its doc comment on."""
+    symbol = next(s for s in chunked.symbols if s.qualname == qualname)
+    assert MAX_CHARS < size(lines, symbol.start_line, symbol.end_line) <= WHOLE_CHARS
+    parts = [c for c in chunked.chunks
+             if c.start_line <= symbol.end_line and c.end_line >= symbol.start_line]
+    assert len(parts) == 1, parts
+    assert parts[0].start_line <= symbol.start_line and parts[0].end_line >= symbol.end_line
+    assert parts[0].symbol == symbol.name, parts[0]
 
 
 def assert_chunks_are_the_files_lines_once(lines: list[str], chunked: Chunked) -> None:

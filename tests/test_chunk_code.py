@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
+from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, WHOLE_CHARS, Chunked, chunk_file
 from semlith.ingest.definitions import SIGNATURE_CHARS, has_definitions
 from semlith.languages import language_of
 
@@ -211,6 +211,64 @@ def test_absurdly_deep_nesting_falls_back_to_lines() -> None:
     assert result.chunks
     assert result.strategy in {"definitions", "lines (nested too deep)"} or \
         result.strategy.startswith("lines (")
+
+
+def _method(name: str, lines: int) -> str:
+    body = "\n".join(f"        self.headers[{i}] = builtin_str(length + {i})  # step {i}"
+                     for i in range(lines))
+    return f'    def {name}(self, body):\n        """Prepare {name}."""\n{body}\n'
+
+
+def test_a_chunk_of_one_method_is_labelled_with_the_method_not_its_class() -> None:
+    # Issue #21: a method packed with the blank line before it was shown as its class.
+    source = "class PreparedRequest:\n    \"\"\"A request.\"\"\"\n\n" + "\n".join(
+        _method(name, 12) for name in ("prepare_body", "prepare_content_length",
+                                       "prepare_auth"))
+    result = chunk_file(source, PY)
+    methods = {s.name: s for s in result.symbols if s.kind == "method"}
+    assert len(methods) == 3
+    for chunk in result.chunks:
+        inside = [s for s in methods.values()
+                  if s.start_line <= chunk.start_line and chunk.end_line <= s.end_line + 1]
+        opens_class = chunk.start_line == 1
+        assert (chunk.symbol, chunk.kind) == (("PreparedRequest", "class") if opens_class
+                                              else (inside[0].name, "method")), chunk
+    assert any(c.symbol == "prepare_content_length" for c in result.chunks)
+
+
+FORTY_TWO = '''
+import os
+
+
+# Retries the request: the server may drop the first connection (see the issue).
+@retrying(times=3)
+def fetch(session, url, *, timeout=10.0, headers=None):
+    """Fetch `url` through `session`, following at most five redirects."""
+''' + "\n".join(f"    part_{i} = get(url, {i})" for i in range(37)) + '''
+    return response_0
+
+
+def after():
+    return 1
+'''
+
+
+def test_a_42_line_function_stays_one_chunk_with_its_comment_and_decorator() -> None:
+    lines = lines_of(FORTY_TWO)
+    result = chunked(FORTY_TWO)
+    fetch = next(s for s in result.symbols if s.name == "fetch")
+    assert fetch.end_line - fetch.start_line + 1 == 42
+    assert MAX_CHARS < sum(len(line) + 1 for line in lines[3:45]) <= WHOLE_CHARS
+    holding = [c for c in result.chunks
+               if c.start_line <= fetch.end_line and c.end_line >= fetch.start_line]
+    assert len(holding) == 1, holding
+    assert fetch.start_line == 4  # the comment above the decorator
+    assert holding[0].start_line <= fetch.start_line
+    assert holding[0].end_line == fetch.end_line
+    assert (holding[0].symbol, holding[0].kind) == ("fetch", "function")
+    # Over the whole-definition limit it is split again, between statements.
+    split = chunk_file(textwrap.dedent(FORTY_TWO).lstrip("\n"), PY, whole_chars=MAX_CHARS)
+    assert len([c for c in split.chunks if c.symbol == "fetch"]) >= 2
 
 
 SEND = '''

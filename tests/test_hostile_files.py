@@ -110,7 +110,7 @@ def test_a_deadline_passing_between_parse_and_names_falls_back_instead_of_spinni
 ])
 def test_a_plan_past_its_deadline_falls_back_to_line_windows(
         monkeypatch: pytest.MonkeyPatch, name: str, text: str) -> None:
-    monkeypatch.setattr("semlith.ingest.chunk.PLAN_SECONDS", -1.0)
+    monkeypatch.setattr("semlith.ingest.plan.PLAN_SECONDS", -1.0)
     result = chunk_file(text, language_of(name))
     assert result.strategy.startswith("lines (planning took over")
     assert [c.text for c in result.chunks] == [text]

@@ -15,27 +15,20 @@ prepended only when embedding.
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from semlith.ingest.definitions import METHOD_OWNERS, Definition, ParseFailed, find_definitions
+from semlith.ingest.definitions import Definition, ParseFailed, find_definitions
 from semlith.languages import Language
 
 MAX_CHARS = 800
+WHOLE_CHARS = 2400
 OVERLAP_LINES = 2
 # A 7 MB minified bundle would be 9,000 chunks (10 minutes of embedding here); past this
 # many a file is indexed up to the cap and reported as truncated.
 MAX_CHUNKS_PER_FILE = 2000
-# A plan still running after this falls back to line windows (issue #26). Planning is
-# linear: 0.16 s for the 2,000 chunks of a 2.4 MB module of 40,000 functions.
-PLAN_SECONDS = 3.0
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +90,7 @@ def line_windows(text: str, *, first_line: int = 1, max_chars: int = MAX_CHARS,
     start = 0
     while start < len(lines) and len(chunks) < MAX_CHUNKS_PER_FILE:
         if len(lines[start]) > max_chars:
-            chunks.extend(_hard_split(lines[start], first_line + start, max_chars))
+            chunks.extend(hard_split(lines[start], first_line + start, max_chars))
             start += 1
             continue
         end, size = start, 0
@@ -114,213 +107,32 @@ def line_windows(text: str, *, first_line: int = 1, max_chars: int = MAX_CHARS,
     return chunks[:MAX_CHUNKS_PER_FILE]
 
 
-def _hard_split(line: str, number: int, max_chars: int, kind: str = "lines",
-                symbol: str = "", context: str = "") -> list[Chunk]:
+def hard_split(line: str, number: int, max_chars: int, kind: str = "lines",
+               symbol: str = "", context: str = "") -> list[Chunk]:
+    """Pieces of `max_chars` characters of one over-long line (a minified bundle)."""
     return [Chunk(number, number, line[i : i + max_chars], kind, symbol, context)
             for i in range(0, min(len(line), max_chars * MAX_CHUNKS_PER_FILE), max_chars)
             if line[i : i + max_chars].strip()]
 
 
-# -- definition trees ------------------------------------------------------------------
-
-def nest(definitions: Sequence[Definition]) -> list[Definition]:
-    """Nest definitions by containment of their spans (input sorted by start); the roots."""
-    roots: list[Definition] = []
-    stack: list[Definition] = []
-    for d in definitions:
-        d.children = []
-        while stack and not (stack[-1].span[0] <= d.span[0] and d.span[1] <= stack[-1].span[1]):
-            stack.pop()
-        if stack and stack[-1].kind in METHOD_OWNERS and d.kind == "function":
-            d.kind = "method"
-        (stack[-1].children if stack else roots).append(d)
-        stack.append(d)
-    return roots
-
-
-def _headings(lines: list[str]) -> list[Definition]:
-    """Markdown sections as definitions, nested by heading level."""
-    found: list[tuple[int, Definition]] = []
-    fenced = False
-    for n, line in enumerate(lines, 1):
-        if _FENCE.match(line):
-            fenced = not fenced
-        match = None if fenced else _HEADING.match(line)
-        if match:
-            found.append((len(match.group(1)), Definition("section", match.group(2), n, n,
-                                                          len(lines), line.strip()[:200])))
-    # A section ends before the next heading of its level or above; the sections still
-    # open (their levels rising) are closed by each heading in one pass, the last by the end.
-    stack: list[tuple[int, Definition]] = []
-    for level, d in [*found, (0, None)]:
-        end = d.start_line - 1 if d is not None else len(lines)
-        while stack and stack[-1][0] >= level:
-            ended = stack.pop()[1]
-            ended.end_line, ended.span = end, (ended.start_line, end)
-        if d is not None:
-            stack.append((level, d))
-    return [d for _, d in found]
-
-
-# -- packing and splitting ---------------------------------------------------------------
-
-@dataclass(slots=True)
-class _Item:
-    start: int
-    end: int
-    definition: Definition | None
-
-
-class PlanOverdue(Exception):
-    """The planner ran past PLAN_SECONDS."""
-
-
-class _Planner:
-    """Turns a definition tree over `lines` into chunks of at most `budget` characters."""
-
-    def __init__(self, lines: list[str], budget: int) -> None:
-        self.lines = lines
-        self.budget = budget
-        self.chunks: list[Chunk] = []
-        self.deadline = time.monotonic() + PLAN_SECONDS
-        # Characters before each line, so that a region's size costs one subtraction.
-        self.offsets = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
-
-    def size(self, start: int, end: int) -> int:
-        """Characters of lines [start, end] with their newlines (as if sliced)."""
-        lo, hi = min(start - 1, len(self.lines)), min(end, len(self.lines))
-        return self.offsets[hi] - self.offsets[lo] if hi > lo else 0
-
-    def check(self) -> None:
-        if time.monotonic() > self.deadline:
-            raise PlanOverdue(f"planning took over {PLAN_SECONDS:.0f} s")
-
-    def pack(self, lo: int, hi: int, children: list[Definition],
-             context: tuple[Definition, ...], owner: Definition | None) -> None:
-        group: list[_Item] = []
-        for item in _items(lo, hi, children):
-            if len(self.chunks) >= MAX_CHUNKS_PER_FILE:
-                return
-            self.check()
-            if self.size(item.start, item.end) > self.budget:
-                if group and self.size(group[0].start, group[-1].end) <= self.budget // 3:
-                    # A few short lines before a long definition (a comment banner, a
-                    # one-line function) open its first part instead of a tiny chunk.
-                    item = _Item(group[0].start, item.end, item.definition)
-                else:
-                    self.emit(group, context, owner)
-                group = []
-                self.split(item, context, owner)
-            elif group and self.size(group[0].start, item.end) > self.budget:
-                if self.size(group[0].start, group[-1].end) <= self.budget // 5:
-                    group.append(item)  # a comment line alone would be a useless chunk
-                    continue
-                self.emit(group, context, owner)
-                group = [item]
-            else:
-                group.append(item)
-        self.emit(group, context, owner)
-
-    def split(self, item: _Item, context: tuple[Definition, ...],
-              owner: Definition | None) -> None:
-        d = item.definition
-        if d is not None and d.children:
-            self.pack(item.start, item.end, d.children, (*context, d), d)
-        elif d is not None:
-            self.windows(item.start, item.end, set(d.cuts), (*context, d), d)
-        else:
-            self.windows(item.start, item.end, set(), context, owner)
-
-    def emit(self, group: list[_Item], context: tuple[Definition, ...],
-             owner: Definition | None) -> None:
-        if not group:
-            return
-        start, end = group[0].start, group[-1].end
-        while start < end and not self.lines[start - 1].strip():
-            start += 1
-        while end > start and not self.lines[end - 1].strip():
-            end -= 1
-        text = "\n".join(self.lines[start - 1 : end])
-        if not text.strip():
-            return
-        defs = [it.definition for it in group if it.definition is not None]
-        if not defs and self.size(start, end) <= self.budget // 5 and self._extend(start, end):
-            return
-        label = defs[0] if len(group) == 1 and defs else owner or (defs[0] if defs else None)
-        self.chunks.append(Chunk(start, end, text, label.kind if label else "code",
-                                 label.name if label else "", _path(context)))
-
-    def _extend(self, start: int, end: int) -> bool:
-        """Add lines to the last chunk when only blank lines part them: the `}` or `end`
-        left after a split definition is no chunk of its own."""
-        last = self.chunks[-1] if self.chunks else None
-        if last is None or last.end_line >= start or \
-                "".join(self.lines[last.end_line : start - 1]).strip() or \
-                last.text != "\n".join(self.lines[last.start_line - 1 : last.end_line]):
-            return False
-        text = "\n".join(self.lines[last.start_line - 1 : end])
-        self.chunks[-1] = Chunk(last.start_line, end, text, last.kind, last.symbol, last.context)
-        return True
-
-    def windows(self, start: int, end: int, cuts: set[int],
-                context: tuple[Definition, ...], owner: Definition | None) -> None:
-        """Split lines [start, end] at statement starts (`cuts`) where possible."""
-        kind, symbol = (owner.kind, owner.name) if owner else ("code", "")
-        s = start
-        while s <= end and len(self.chunks) < MAX_CHUNKS_PER_FILE:
-            self.check()
-            if len(self.lines[s - 1]) > self.budget:
-                self.chunks.extend(_hard_split(self.lines[s - 1], s, self.budget, kind,
-                                               symbol, _path(context)))
-                s += 1
-                continue
-            e, size, best = s, 0, None
-            while e <= end and size + len(self.lines[e - 1]) + 1 <= self.budget:
-                size += len(self.lines[e - 1]) + 1
-                if e + 1 in cuts or e == end:
-                    best = e
-                e += 1
-            stop = best or e - 1
-            if stop < end and self.size(stop + 1, end) <= self.budget // 5:
-                stop = end  # a last sliver joins this part rather than stand alone
-            self.emit([_Item(s, stop, None)], context, owner)
-            s = stop + 1
-
-
-def _items(lo: int, hi: int, children: list[Definition]) -> list[_Item]:
-    """Children of a region and the gaps between them, in order, without overlaps."""
-    items: list[_Item] = []
-    cur = lo
-    for child in children:
-        if child.start_line < cur and items:  # shares a line with the previous item
-            items[-1].end = max(items[-1].end, min(hi, child.end_line))
-            cur = items[-1].end + 1
-            continue
-        if child.start_line > cur:
-            items.append(_Item(cur, child.start_line - 1, None))
-        items.append(_Item(max(cur, child.start_line), min(hi, child.end_line), child))
-        cur = items[-1].end + 1
-    if cur <= hi:
-        items.append(_Item(cur, hi, None))
-    return items
-
-
-def _path(context: tuple[Definition, ...]) -> str:
-    return " > ".join(d.name if d.kind == "section" else f"{d.kind} {d.qualified_name}"
-                      for d in context)
-
-
 # -- entry point -------------------------------------------------------------------------
 
 def chunk_file(text: str, language: Language | None = None, *,
-               max_chars: int = MAX_CHARS) -> Chunked:
-    """Chunks and symbols of a file's text; the strategy depends on its language."""
+               max_chars: int = MAX_CHARS, whole_chars: int = WHOLE_CHARS) -> Chunked:
+    """Chunks and symbols of a file's text; the strategy depends on its language.
+
+    `max_chars` bounds line windows, the parts of a split definition and a pack of small
+    neighbours; a function-like definition up to `whole_chars` is one chunk.
+    """
+    # plan.py builds `Chunk`s of this module: imported here, not at the top (a cycle).
+    from semlith.ingest.plan import PlanOverdue, headings, nest, plan
+
     lines = text.split("\n")
     if language is not None and language.headings:
-        sections = _headings(lines)
+        sections = headings(lines)
         if sections:
             try:
-                return Chunked(_plan(lines, nest(sections), max_chars), [], "headings")
+                return Chunked(plan(lines, nest(sections), max_chars), [], "headings")
             except PlanOverdue as exc:
                 return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
     if language is None or language.grammar is None:
@@ -331,7 +143,7 @@ def chunk_file(text: str, language: Language | None = None, *,
         return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
     roots = nest(definitions)
     try:
-        chunks = _plan(lines, roots, max_chars)
+        chunks = plan(lines, roots, max_chars, whole_chars)
     except RecursionError:  # definitions nested thousands deep (generated code)
         return Chunked(line_windows(text, max_chars=max_chars), [], "lines (nested too deep)")
     except PlanOverdue as exc:
@@ -352,12 +164,6 @@ def strategy_of(language: Language) -> str:
 def chunk_text(text: str, language: Language | None = None, *,
                max_chars: int = MAX_CHARS) -> list[Chunk]:
     return chunk_file(text, language, max_chars=max_chars).chunks
-
-
-def _plan(lines: list[str], roots: list[Definition], budget: int) -> list[Chunk]:
-    planner = _Planner(lines, budget)
-    planner.pack(1, len(lines), roots, (), None)
-    return planner.chunks[:MAX_CHUNKS_PER_FILE]
 
 
 def _symbols(roots: list[Definition], chunks: list[Chunk]) -> list[Symbol]:

@@ -1,0 +1,240 @@
+"""The planner: a definition tree over a file's lines -> chunks (see chunk.py).
+
+A region's definitions and the code between them are packed into chunks of up to the
+budget; a function-like definition over it stays whole up to `whole` characters; anything
+longer is split at its inner definitions, else at the statements of its body, else at
+lines. Each chunk is labelled with the innermost definition it holds or belongs to.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunk, hard_split
+from semlith.ingest.definitions import CLASS_LIKE, METHOD_OWNERS, Definition
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# Over the budget, these are split at their members at once: a namespace or a module
+# spans much of a file, a section a document's chapter, and a class's methods are each
+# labelled with their own name (issue #21). Any other definition (a function, a method, a
+# constant table) stays one chunk up to `whole`.
+_CONTAINERS = CLASS_LIKE | {"section"}
+# A plan still running after this falls back to line windows (issue #26). Planning is
+# linear: 0.16 s for the 2,000 chunks of a 2.4 MB module of 40,000 functions.
+PLAN_SECONDS = 3.0
+
+
+def nest(definitions: Sequence[Definition]) -> list[Definition]:
+    """Nest definitions by containment of their spans (input sorted by start); the roots."""
+    roots: list[Definition] = []
+    stack: list[Definition] = []
+    for d in definitions:
+        d.children = []
+        while stack and not (stack[-1].span[0] <= d.span[0] and d.span[1] <= stack[-1].span[1]):
+            stack.pop()
+        if stack and stack[-1].kind in METHOD_OWNERS and d.kind == "function":
+            d.kind = "method"
+        (stack[-1].children if stack else roots).append(d)
+        stack.append(d)
+    return roots
+
+
+def headings(lines: list[str]) -> list[Definition]:
+    """Markdown sections as definitions, nested by heading level."""
+    found: list[tuple[int, Definition]] = []
+    fenced = False
+    for n, line in enumerate(lines, 1):
+        if _FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)
+        if match:
+            found.append((len(match.group(1)), Definition("section", match.group(2), n, n,
+                                                          len(lines), line.strip()[:200])))
+    # A section ends before the next heading of its level or above; the sections still
+    # open (their levels rising) are closed by each heading in one pass, the last by the end.
+    stack: list[tuple[int, Definition]] = []
+    for level, d in [*found, (0, None)]:
+        end = d.start_line - 1 if d is not None else len(lines)
+        while stack and stack[-1][0] >= level:
+            ended = stack.pop()[1]
+            ended.end_line, ended.span = end, (ended.start_line, end)
+        if d is not None:
+            stack.append((level, d))
+    return [d for _, d in found]
+
+
+class PlanOverdue(Exception):
+    """The planner ran past PLAN_SECONDS."""
+
+
+def plan(lines: list[str], roots: list[Definition], budget: int,
+         whole: int | None = None) -> list[Chunk]:
+    """Chunks of `lines` cut at the definitions `roots` (nested); PlanOverdue past
+    PLAN_SECONDS. `whole` (default: the budget) is the size up to which a function-like
+    definition is never split."""
+    planner = _Planner(lines, budget, max(budget, whole or budget))
+    planner.pack(1, len(lines), roots, (), None)
+    return planner.chunks[:MAX_CHUNKS_PER_FILE]
+
+
+@dataclass(slots=True)
+class _Item:
+    start: int
+    end: int
+    definition: Definition | None
+
+
+class _Planner:
+    """Turns a definition tree over `lines` into chunks of at most `budget` characters
+    (a function-like definition: `whole`)."""
+
+    def __init__(self, lines: list[str], budget: int, whole: int) -> None:
+        self.lines = lines
+        self.budget = budget
+        self.whole = whole
+        self.chunks: list[Chunk] = []
+        self.deadline = time.monotonic() + PLAN_SECONDS
+        # Characters before each line, so that a region's size costs one subtraction.
+        self.offsets = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+
+    def size(self, start: int, end: int) -> int:
+        """Characters of lines [start, end] with their newlines (as if sliced)."""
+        lo, hi = min(start - 1, len(self.lines)), min(end, len(self.lines))
+        return self.offsets[hi] - self.offsets[lo] if hi > lo else 0
+
+    def check(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise PlanOverdue(f"planning took over {PLAN_SECONDS:.0f} s")
+
+    def kept_whole(self, item: _Item) -> bool:
+        d = item.definition
+        return d is not None and d.kind not in _CONTAINERS and \
+            self.size(item.start, item.end) <= self.whole
+
+    def pack(self, lo: int, hi: int, children: list[Definition],
+             context: tuple[Definition, ...], owner: Definition | None) -> None:
+        group: list[_Item] = []
+        for item in _items(lo, hi, children):
+            if len(self.chunks) >= MAX_CHUNKS_PER_FILE:
+                return
+            self.check()
+            if self.size(item.start, item.end) > self.budget:
+                if group and self.size(group[0].start, group[-1].end) <= self.budget // 3:
+                    # A few short lines before a long definition (a comment banner, a
+                    # one-line function) open its chunk instead of a tiny chunk.
+                    item = _Item(group[0].start, item.end, item.definition)
+                else:
+                    self.emit(group, context, owner)
+                group = []
+                if self.kept_whole(item):
+                    self.emit([item], context, owner)
+                else:
+                    self.split(item, context, owner)
+            elif group and self.size(group[0].start, item.end) > self.budget:
+                if self.size(group[0].start, group[-1].end) <= self.budget // 5:
+                    group.append(item)  # a comment line alone would be a useless chunk
+                    continue
+                self.emit(group, context, owner)
+                group = [item]
+            else:
+                group.append(item)
+        self.emit(group, context, owner)
+
+    def split(self, item: _Item, context: tuple[Definition, ...],
+              owner: Definition | None) -> None:
+        d = item.definition
+        if d is not None and d.children:
+            self.pack(item.start, item.end, d.children, (*context, d), d)
+        elif d is not None:
+            self.windows(item.start, item.end, set(d.cuts), (*context, d), d)
+        else:
+            self.windows(item.start, item.end, set(), context, owner)
+
+    def emit(self, group: list[_Item], context: tuple[Definition, ...],
+             owner: Definition | None) -> None:
+        if not group:
+            return
+        start, end = group[0].start, group[-1].end
+        while start < end and not self.lines[start - 1].strip():
+            start += 1
+        while end > start and not self.lines[end - 1].strip():
+            end -= 1
+        text = "\n".join(self.lines[start - 1 : end])
+        if not text.strip():
+            return
+        defs = [it.definition for it in group if it.definition is not None]
+        if not defs and self.size(start, end) <= self.budget // 5 and self._extend(start, end):
+            return
+        # The innermost definition the chunk holds or belongs to: its only definition (with
+        # the blank lines and comments around it) unless the chunk opens the one being
+        # split (`class Router:` and its first method), else that one, else the first.
+        opens = owner is not None and start <= owner.def_line <= end
+        label = defs[0] if len(defs) == 1 and not opens else \
+            owner or (defs[0] if defs else None)
+        self.chunks.append(Chunk(start, end, text, label.kind if label else "code",
+                                 label.name if label else "", path(context)))
+
+    def _extend(self, start: int, end: int) -> bool:
+        """Add lines to the last chunk when only blank lines part them: the `}` or `end`
+        left after a split definition is no chunk of its own."""
+        last = self.chunks[-1] if self.chunks else None
+        if last is None or last.end_line >= start or \
+                "".join(self.lines[last.end_line : start - 1]).strip() or \
+                last.text != "\n".join(self.lines[last.start_line - 1 : last.end_line]):
+            return False
+        text = "\n".join(self.lines[last.start_line - 1 : end])
+        self.chunks[-1] = Chunk(last.start_line, end, text, last.kind, last.symbol, last.context)
+        return True
+
+    def windows(self, start: int, end: int, cuts: set[int],
+                context: tuple[Definition, ...], owner: Definition | None) -> None:
+        """Split lines [start, end] at statement starts (`cuts`) where possible."""
+        kind, symbol = (owner.kind, owner.name) if owner else ("code", "")
+        s = start
+        while s <= end and len(self.chunks) < MAX_CHUNKS_PER_FILE:
+            self.check()
+            if len(self.lines[s - 1]) > self.budget:
+                self.chunks.extend(hard_split(self.lines[s - 1], s, self.budget, kind,
+                                              symbol, path(context)))
+                s += 1
+                continue
+            e, size, best = s, 0, None
+            while e <= end and size + len(self.lines[e - 1]) + 1 <= self.budget:
+                size += len(self.lines[e - 1]) + 1
+                if e + 1 in cuts or e == end:
+                    best = e
+                e += 1
+            stop = best or e - 1
+            if stop < end and self.size(stop + 1, end) <= self.budget // 5:
+                stop = end  # a last sliver joins this part rather than stand alone
+            self.emit([_Item(s, stop, None)], context, owner)
+            s = stop + 1
+
+
+def _items(lo: int, hi: int, children: list[Definition]) -> list[_Item]:
+    """Children of a region and the gaps between them, in order, without overlaps."""
+    items: list[_Item] = []
+    cur = lo
+    for child in children:
+        if child.start_line < cur and items:  # shares a line with the previous item
+            items[-1].end = max(items[-1].end, min(hi, child.end_line))
+            cur = items[-1].end + 1
+            continue
+        if child.start_line > cur:
+            items.append(_Item(cur, child.start_line - 1, None))
+        items.append(_Item(max(cur, child.start_line), min(hi, child.end_line), child))
+        cur = items[-1].end + 1
+    if cur <= hi:
+        items.append(_Item(cur, hi, None))
+    return items
+
+
+def path(context: tuple[Definition, ...]) -> str:
+    """The context path of a chunk: `class Router > method add_route`, `Guide > Install`."""
+    return " > ".join(d.name if d.kind == "section" else f"{d.kind} {d.qualified_name}"
+                      for d in context)
