@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, WHOLE_CHARS, Chunked, chunk_file
+from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
 from semlith.ingest.definitions import SIGNATURE_CHARS, has_definitions
 from semlith.languages import language_of
 
@@ -253,22 +253,27 @@ def after():
 '''
 
 
-def test_a_42_line_function_stays_one_chunk_with_its_comment_and_decorator() -> None:
+def test_a_42_line_function_is_two_parts_or_one_chunk_with_its_comment() -> None:
     lines = lines_of(FORTY_TWO)
     result = chunked(FORTY_TWO)
     fetch = next(s for s in result.symbols if s.name == "fetch")
     assert fetch.end_line - fetch.start_line + 1 == 42
-    assert MAX_CHARS < sum(len(line) + 1 for line in lines[3:45]) <= WHOLE_CHARS
-    holding = [c for c in result.chunks
+    assert fetch.start_line == 4  # the comment above the decorator
+    assert MAX_CHARS < sum(len(line) + 1 for line in lines[3:45]) <= 2 * MAX_CHARS
+    # By default (WHOLE_CHARS, measured) it is split between statements: two parts, not
+    # three, each labelled with the function.
+    parts = [c for c in result.chunks
+             if c.start_line <= fetch.end_line and c.end_line >= fetch.start_line]
+    assert len(parts) == 2, parts
+    assert parts[0].start_line <= fetch.start_line and parts[-1].end_line == fetch.end_line
+    assert {(c.symbol, c.kind) for c in parts} == {("fetch", "function")}
+    # Allowed to stay whole, it is one chunk from its comment to its last line.
+    whole = chunk_file(textwrap.dedent(FORTY_TWO).lstrip("\n"), PY, whole_chars=3 * MAX_CHARS)
+    holding = [c for c in whole.chunks
                if c.start_line <= fetch.end_line and c.end_line >= fetch.start_line]
     assert len(holding) == 1, holding
-    assert fetch.start_line == 4  # the comment above the decorator
-    assert holding[0].start_line <= fetch.start_line
-    assert holding[0].end_line == fetch.end_line
+    assert holding[0].start_line <= fetch.start_line and holding[0].end_line == fetch.end_line
     assert (holding[0].symbol, holding[0].kind) == ("fetch", "function")
-    # Over the whole-definition limit it is split again, between statements.
-    split = chunk_file(textwrap.dedent(FORTY_TWO).lstrip("\n"), PY, whole_chars=MAX_CHARS)
-    assert len([c for c in split.chunks if c.symbol == "fetch"]) >= 2
 
 
 SEND = '''

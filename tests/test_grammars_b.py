@@ -4,8 +4,8 @@ Each fixture in `fixtures/languages/` is a realistic file; its table lists every
 definition the query must find (qualified name, kind, first line including the doc
 comments, attributes and `@doc`s above it, last line) and the one function over the
 budget. The chunks must follow the definitions: a small one is never cut, the long one is
-one chunk with its doc (and cut only between lines when it may not stay whole), and the
-chunks are the file's own lines.
+cut only between lines (and one chunk with its doc when definitions that size stay
+whole), and the chunks are the file's own lines.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
-from semlith.ingest.chunk import MAX_CHARS
 from semlith.languages import language_of
 from tests.grammar_checks import (
     FIXTURES,
     KINDS,
+    WHOLE_TRIED,
     assert_chunks_are_the_files_lines_once,
     assert_long_definition_kept_whole,
     assert_long_definition_split_between_lines,
@@ -36,8 +36,8 @@ from tests.grammar_checks import (
 @dataclass(frozen=True)
 class Case:
     fixture: str
-    # Qualified name of the function over MAX_CHARS (under WHOLE_CHARS): one chunk, and
-    # split between its lines when it may not stay whole.
+    # Qualified name of the function over MAX_CHARS (under WHOLE_TRIED): split between its
+    # lines by default, one chunk with its doc when definitions that size stay whole.
     long: str
     symbols: list[tuple[str, str, int, int]]  # (qualname, kind, first line, last line)
     # Signatures of definitions whose node starts with an annotation or attribute, by
@@ -240,13 +240,13 @@ def test_small_definitions_are_never_cut(case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_the_long_definition_is_split_between_its_lines(case: Case) -> None:
-    assert_long_definition_split_between_lines(
-        *chunked_fixture(case.fixture, whole_chars=MAX_CHARS), case.long)
+    assert_long_definition_split_between_lines(*chunked_fixture(case.fixture), case.long)
 
 
 @pytest.mark.parametrize("case", CASES, ids=fixture_id)
 def test_the_long_definition_stays_whole_with_its_doc(case: Case) -> None:
-    assert_long_definition_kept_whole(*chunked_fixture(case.fixture), case.long)
+    assert_long_definition_kept_whole(
+        *chunked_fixture(case.fixture, whole_chars=WHOLE_TRIED), case.long)
 
 
 @pytest.mark.parametrize("case", CASES, ids=fixture_id)
