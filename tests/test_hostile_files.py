@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import pytest
 
-from semlith.ingest import chunk, definitions
+from semlith.ingest import definitions, plan
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
 from semlith.ingest.extract import MAX_TEXT_CHARS, extract_text
 from semlith.ingest.generated import GENERATED_MIN_BYTES, Generated, check_generated
@@ -180,7 +180,7 @@ def test_ordinary_large_source_just_under_the_thresholds_is_cut_at_definitions(
     # What is measured here is the size thresholds, not the clock: on a loaded machine
     # the 740 KB module can take longer than the parse and plan deadlines.
     monkeypatch.setattr(definitions, "PARSE_SECONDS", 120.0)
-    monkeypatch.setattr(chunk, "PLAN_SECONDS", 120.0)
+    monkeypatch.setattr(plan, "PLAN_SECONDS", 120.0)
     marked = padded(GENERATED_MARKER, GENERATED_MIN_BYTES - 1,
                     "def f(x):\n    return x + 1\n\n").decode()
     check_generated("gen/small.py", marked.encode())
