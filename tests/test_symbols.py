@@ -61,6 +61,22 @@ template <> struct formatter<int> {
 };
 }
 ''',
+    # Express's way of defining members (issue #21).
+    "lib/request.js": '''
+var proto = module.exports = {};
+
+/**
+ * Dispatch a request into the router.
+ */
+
+proto.handle = function handle(req, res, out) {
+  return out();
+};
+
+defineGetter(req, 'ip', function ip() {
+  return proxyaddr(this, this.app.get('trust proxy fn'));
+});
+''',
     "fmt/detail/core.h": '''
 namespace fmt {
 template <typename T, typename Enable = void> struct formatter {
@@ -102,6 +118,17 @@ def test_symbol_command_text_and_json(tree: Path) -> None:
         "symbol", "Builder.use", "--json").output
     nothing = run("symbol", "nothing_here")
     assert nothing.exit_code == 1 and nothing.output == ""  # as grep: no match, no text
+
+
+def test_members_assigned_in_javascript_are_symbols(tree: Path) -> None:
+    hits = json.loads(run("symbol", "ip", "--json").output)
+    assert [(h["path"], h["qualname"], h["kind"]) for h in hits] == [
+        ("lib/request.js", "ip", "function")]
+    assert hits[0]["signature"] == "defineGetter(req, 'ip', function ip()"
+    handle = json.loads(run("symbol", "proto.handle", "--json").output)
+    assert (handle[0]["path"], handle[0]["qualname"], handle[0]["kind"]) == (
+        "lib/request.js", "proto.handle", "method")
+    assert handle[0]["start_line"] == 3  # from its JSDoc, a blank line above
 
 
 def test_a_primary_template_comes_before_its_specialisations(tree: Path) -> None:
