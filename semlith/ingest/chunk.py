@@ -19,7 +19,22 @@ import re
 from dataclasses import dataclass
 
 from semlith.ingest.definitions import Definition, ParseFailed, find_definitions
+from semlith.ingest.plan import (
+    MAX_CHUNKS_PER_FILE,
+    Chunk,
+    PlanOverdue,
+    hard_split,
+    headings,
+    nest,
+    plan,
+)
 from semlith.languages import Language
+
+# Chunk, MAX_CHUNKS_PER_FILE and hard_split live with the planner that makes them; this
+# is where the rest of semlith takes them from.
+__all__ = ["CAMEL", "MAX_CHARS", "MAX_CHUNKS_PER_FILE", "WHOLE_CHARS", "Chunk", "Chunked",
+           "Symbol", "chunk_file", "chunk_text", "hard_split", "line_windows",
+           "split_identifiers", "strategy_of"]
 
 MAX_CHARS = 800
 # A definition that is not class-like stays one chunk up to this size (issue #21: a
@@ -30,24 +45,8 @@ MAX_CHARS = 800
 # by default a definition over the budget is split; the planner keeps the knob.
 WHOLE_CHARS = MAX_CHARS
 OVERLAP_LINES = 2
-# A 7 MB minified bundle would be 9,000 chunks (10 minutes of embedding here); past this
-# many a file is indexed up to the cap and reported as truncated.
-MAX_CHUNKS_PER_FILE = 2000
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    start_line: int  # 1-based, inclusive
-    end_line: int
-    text: str
-    kind: str = "lines"
-    symbol: str = ""
-    context: str = ""  # enclosing definitions or headings; prepended only when embedded
-
-    def embedding_text(self) -> str:
-        return f"{self.context}\n{self.text}" if self.context else self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +112,6 @@ def line_windows(text: str, *, first_line: int = 1, max_chars: int = MAX_CHARS,
     return chunks[:MAX_CHUNKS_PER_FILE]
 
 
-def hard_split(line: str, number: int, max_chars: int, kind: str = "lines",
-               symbol: str = "", context: str = "") -> list[Chunk]:
-    """Pieces of `max_chars` characters of one over-long line (a minified bundle)."""
-    return [Chunk(number, number, line[i : i + max_chars], kind, symbol, context)
-            for i in range(0, min(len(line), max_chars * MAX_CHUNKS_PER_FILE), max_chars)
-            if line[i : i + max_chars].strip()]
-
-
 # -- entry point -------------------------------------------------------------------------
 
 def chunk_file(text: str, language: Language | None = None, *,
@@ -130,9 +121,6 @@ def chunk_file(text: str, language: Language | None = None, *,
     `max_chars` bounds line windows, the parts of a split definition and a pack of small
     neighbours; a function-like definition up to `whole_chars` is one chunk.
     """
-    # plan.py builds `Chunk`s of this module: imported here, not at the top (a cycle).
-    from semlith.ingest.plan import PlanOverdue, headings, nest, plan
-
     lines = text.split("\n")
     if language is not None and language.headings:
         sections = headings(lines)

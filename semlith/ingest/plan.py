@@ -4,6 +4,8 @@ A region's definitions and the code between them are packed into chunks of up to
 budget; a function-like definition over it stays whole up to `whole` characters; anything
 longer is split at its inner definitions, else at the statements of its body, else at
 lines. Each chunk is labelled with the innermost definition it holds or belongs to.
+`Chunk` is defined here, with the planner that makes it (chunk.py, the entry point, takes
+it from here: no import cycle).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunk, hard_split
 from semlith.ingest.definitions import CLASS_LIKE, METHOD_OWNERS, Definition
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -27,6 +28,32 @@ _CONTAINERS = CLASS_LIKE | {"section"}
 # A plan still running after this falls back to line windows (issue #26). Planning is
 # linear: 0.16 s for the 2,000 chunks of a 2.4 MB module of 40,000 functions.
 PLAN_SECONDS = 3.0
+
+
+# A 7 MB minified bundle would be 9,000 chunks (10 minutes of embedding here); past this
+# many a file is indexed up to the cap and reported as truncated.
+MAX_CHUNKS_PER_FILE = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str
+    kind: str = "lines"
+    symbol: str = ""
+    context: str = ""  # enclosing definitions or headings; prepended only when embedded
+
+    def embedding_text(self) -> str:
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+
+def hard_split(line: str, number: int, max_chars: int, kind: str = "lines",
+               symbol: str = "", context: str = "") -> list[Chunk]:
+    """Pieces of `max_chars` characters of one over-long line (a minified bundle)."""
+    return [Chunk(number, number, line[i : i + max_chars], kind, symbol, context)
+            for i in range(0, min(len(line), max_chars * MAX_CHUNKS_PER_FILE), max_chars)
+            if line[i : i + max_chars].strip()]
 
 
 def nest(definitions: Sequence[Definition]) -> list[Definition]:
