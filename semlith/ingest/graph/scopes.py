@@ -6,9 +6,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from semlith.ingest.chunk import nest
 from semlith.ingest.definitions import METHOD_OWNERS, Definition
 from semlith.ingest.graph.records import MODULE, Contain
+from semlith.ingest.plan import nest
 
 
 class Scopes:
