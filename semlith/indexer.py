@@ -94,8 +94,10 @@ class Indexer:
                  on_progress: Callable[[Progress], None] | None = None,
                  on_skip: Callable[[Skipped], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 images: Callable[[], ImageModel] | None = None) -> None:
+                 images: Callable[[], ImageModel] | None = None,
+                 stopped: Callable[[], bool] = lambda: False) -> None:
         self.store = store
+        self.stopped = stopped  # True: end between two files, as a spent time budget does
         self._image_model = images or default_model(store)
         self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
@@ -351,7 +353,7 @@ class Indexer:
         images = ImageIndexer(self.store, self._image_model, self._put_image)
         self._last_checkpoint = self.clock()
         for n, item in enumerate(todo):
-            if budget is not None and self.clock() - start > budget:
+            if (budget is not None and self.clock() - start > budget) or self.stopped():
                 report.pending = len(todo) - n
                 break
             if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from threading import Event
 from typing import Any, Protocol
 
+from semlith.activity import Agents, Run
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.types import (
     Answer,
@@ -153,6 +154,22 @@ class Library(Protocol):
 
     def status(self) -> Status:
         """The running daemon; `DaemonNotRunning` when there is none."""
+        ...
+
+    def runs(self) -> list[Run]:
+        """Index runs in progress (with their latest progress), then each store's last
+        finished run: the runs of the daemon (any caller's, and its watcher's) when one
+        runs, else of this process."""
+        ...
+
+    def stop_run(self, store: str) -> bool:
+        """Ask the run in progress on `store` to stop after the file it is on (the files
+        done stay committed; the next run does the rest). False when none runs."""
+        ...
+
+    def agents(self) -> Agents:
+        """How agents connect: the MCP endpoint, where the agent key is kept and how to
+        rotate it (never the key itself), and the MCP clients configured here."""
         ...
 
     def models(self) -> list[ModelEntry]:

@@ -20,6 +20,7 @@ from threading import Event
 from typing import Any
 
 from semlith import errors
+from semlith.activity import Agents, Run
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.home import Discovery, control_key
 from semlith.inventory import Installation
@@ -207,6 +208,15 @@ class RemoteLibrary(Installation):
 
     def status(self) -> Status:
         return from_json(Status, self._call("status"))
+
+    def runs(self) -> list[Run]:
+        return [from_json(Run, r) for r in self._call("runs", {})]
+
+    def stop_run(self, store: str) -> bool:
+        return bool(self._call("stop_run", {"store": store}))
+
+    def agents(self) -> Agents:
+        return Agents.from_json(self._call("agents", {}))
 
     def stop(self) -> None:
         """Ask the daemon to stop (it finishes in-flight calls first)."""

@@ -239,6 +239,7 @@ class StoreStats(Value):
     served_by: int = 0  # the pid of the daemon serving it, 0 when none
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
     spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
+    backend: str = "local"  # or the Milvus target (docs/scale-out.md)
 
     @property
     def watch_line(self) -> str:

@@ -11,6 +11,7 @@ from semlith.embed.cached import with_vector_cache
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import Embedder
+from semlith.runs import RunBoard
 from semlith.settings import Settings
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class Engine:
                          if settings.perf else None)
         self._image: ClipEmbedder | None = None
         self._image_lock = threading.Lock()
+        self.runs = RunBoard()  # every index run of this process (Library.runs)
 
     def image_model(self) -> ClipEmbedder:
         """The image model, loaded once on first use (only a store with images asks).

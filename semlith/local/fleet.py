@@ -145,7 +145,9 @@ class Fleet:
         store = held.store
         with held.writing:
             return run_index(store, self.engine.pool,
-                             [store.root / p for p in paths] if paths else [])
+                             [store.root / p for p in paths] if paths else [],
+                             track=self.engine.runs.start(held.name, str(store.root),
+                                                          "watch"))
 
     def _batched(self, held: Held, report: IndexReport) -> None:
         assert held.watcher is not None

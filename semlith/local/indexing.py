@@ -9,21 +9,40 @@ from semlith.embed.pool import EmbedderPool
 from semlith.indexer import Indexer
 from semlith.ingest.walk import Skipped
 from semlith.library import OnProgress
+from semlith.runs import Tracked
 from semlith.store import Store
-from semlith.types import IndexReport
+from semlith.types import IndexReport, Progress
 
 
 def run_index(store: Store, pool: EmbedderPool, paths: Sequence[Path] = (), *,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: Callable[[Skipped], None] | None = None) -> IndexReport:
+              on_skip: Callable[[Skipped], None] | None = None,
+              track: Tracked | None = None) -> IndexReport:
     """Bring `store` up to date with `paths` (its whole root when none, or when one is
     the root itself), loading the model only if a chunk needs embedding. The run that
-    fills a new store ends its first-load phase, however it ends."""
+    fills a new store ends its first-load phase, however it ends. `track`: the run on
+    the engine's RunBoard (Library.runs), fed its progress and its end, and stopped by
+    its stop event (Library.stop_run)."""
     root = store.root
     scoped = [p for p in paths if p.resolve() != root.resolve()]
-    indexer = Indexer(store, root, lambda: pool.get(store.model), on_progress=on_progress,
-                      on_skip=on_skip)
+
+    def progress(p: Progress) -> None:
+        if track is not None:
+            track.progress(p)
+        if on_progress is not None:
+            on_progress(p)
+
+    indexer = Indexer(store, root, lambda: pool.get(store.model), on_progress=progress,
+                      on_skip=on_skip,
+                      stopped=(lambda: False) if track is None else track.stop.is_set)
     try:
-        return indexer.run(scoped, time_budget=time_budget)
+        report = indexer.run(scoped, time_budget=time_budget)
+    except BaseException as exc:
+        if track is not None:
+            track.fail(exc)
+        raise
     finally:
         store.end_first_load()
+    if track is not None:
+        track.finish(report)
+    return report

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from semlith.activity import Agents, Run
 from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, ModelError, SemlithError
 from semlith.graph import answers as graph
@@ -235,6 +236,18 @@ class LocalLibrary(Installation):
     def status(self) -> Status:
         return self.source.status()
 
+    def runs(self) -> list[Run]:
+        return self.engine.runs.runs()
+
+    def stop_run(self, store: str) -> bool:
+        return self.engine.runs.stop(store)
+
+    def agents(self) -> Agents:
+        from semlith.agents import describe_agents
+
+        port = self.source.status().port if self.source.served_by else self.settings.port
+        return describe_agents(self.settings, port)
+
     # -- writing ------------------------------------------------------------------------
 
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
@@ -252,8 +265,10 @@ class LocalLibrary(Installation):
             self._refuse_mirror(opened)
             skip = None if on_skip is None else (
                 lambda s: on_skip(s.rel, str(s.reason), s.detail))
+            track = self.engine.runs.start(label, str(opened.root),
+                                           "agent" if self.agent else "index")
             report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
-                               on_progress=on_progress, on_skip=skip)
+                               on_progress=on_progress, on_skip=skip, track=track)
             report.store, report.created = label, create is not None and create.called
             report.by_daemon = self.source.served_by
             return report
@@ -290,7 +305,8 @@ class LocalLibrary(Installation):
 
             def batch(rels: list[str] | None) -> IndexReport:
                 targets = [opened.root / r for r in rels] if rels is not None else target.paths
-                return run_index(opened, self.engine.pool, targets)
+                return run_index(opened, self.engine.pool, targets, track=self.engine.runs.start(
+                    label, str(opened.root), "watch"))
 
             watcher = StoreWatcher(opened.root, opened.folder, batch, debounce=debounce)
             watcher.on_batch = lambda report: say(report.summary())

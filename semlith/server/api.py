@@ -124,23 +124,28 @@ HANDLERS: dict[str, Handler] = {
     "watch": (lambda lib, b: lib.watch(_strings(b, "paths"), store=_optional(b, "store", str)),
               lambda watched: watched.as_json()),
     "status": (lambda lib, b: lib.status(), lambda status: status.as_json()),
+    "runs": (lambda lib, b: lib.runs(), _ROWS),
+    "stop_run": (lambda lib, b: lib.stop_run(_get(b, "store", str, "")), lambda ok: ok),
+    "agents": (lambda lib, b: lib.agents(), lambda agents: agents.as_json()),
 }
 
 
 def api_routes(library: Library, limiter: anyio.CapacityLimiter | None = None
                ) -> list[Route]:
     """One route per library method; calls run on `limiter`'s worker threads."""
-    routes = [Route(f"/api/{name}", _route(library, name, *handler, limiter),
+    routes = [Route(f"/api/{name}", library_route(library, name, *handler, limiter),
                     methods=["POST"]) for name, handler in HANDLERS.items()]
-    routes.append(Route("/api/status", _route(library, "status", *HANDLERS["status"],
-                                              limiter), methods=["GET"]))
+    routes.append(Route("/api/status", library_route(library, "status", *HANDLERS["status"],
+                                                     limiter), methods=["GET"]))
     routes.append(Route("/api/index", _index_route(library), methods=["POST"]))
     return routes
 
 
-def _route(library: Library, name: str, call: Callable[[Library, dict[str, Any]], Any],
-           format: Callable[[Any], Any], limiter: anyio.CapacityLimiter | None
-           ) -> Callable[[Request], Any]:
+def library_route(library: Library, name: str,
+                  call: Callable[[Library, dict[str, Any]], Any], format: Callable[[Any], Any],
+                  limiter: anyio.CapacityLimiter | None) -> Callable[[Request], Any]:
+    """The endpoint of one library method: parse the body, call, format (the portal's
+    routes are these too, behind its session check)."""
     async def endpoint(request: Request) -> Response:
         try:
             body = await _body(request) if request.method == "POST" else {}

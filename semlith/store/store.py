@@ -405,8 +405,8 @@ class Store:
     # -- reporting -----------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """What `semlith stats` shows of this store (its corpus counts it)."""
-        return self.corpus.stats()
+        """What `semlith stats` shows of this store (its corpus counts it), and its backend."""
+        return {**self.corpus.stats(), "backend": self._backend or "local"}
 
 
 def _exhaustive(vectors: VectorSpace) -> bool:

@@ -1,0 +1,46 @@
+"""What `Library.agents()` answers: how agents reach this machine's daemon.
+
+The MCP endpoint, the file that holds the agent key (the key itself is never shown: a
+page or a log that printed it would hand it to anyone who reads them), how to rotate it,
+and for each client `semlith setup` knows whether its user config already names semlith.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from semlith import jsonc
+from semlith.activity import Agents, ClientEntry
+from semlith.clients import CLIENTS, SERVER, Client, Launch, Places
+from semlith.configfile import Syntax
+from semlith.home import AGENT_KEY
+from semlith.settings import Settings
+
+ROTATE = ("Stop the daemon (`semlith stop`), delete {key}, and start it again (`semlith "
+          "serve`): a new key is made. Clients started through `semlith mcp` read the new "
+          "key themselves; HTTP clients need SEMLITH_AGENT_KEY set to the new one "
+          "(`semlith key show` prints it, in a terminal).")
+
+
+def describe_agents(settings: Settings, port: int, places: Places | None = None) -> Agents:
+    places = places or Places.here()
+    key_file = settings.home / AGENT_KEY
+    clients = tuple(ClientEntry(c.name, c.title, str(c.user_file(places)),
+                                configured(c, Path(c.user_file(places))))
+                    for c in CLIENTS)
+    return Agents(f"http://127.0.0.1:{port}/mcp", str(key_file),
+                  ROTATE.format(key=key_file), clients)
+
+
+def configured(client: Client, path: Path) -> bool:
+    """Whether `path` (the client's config) holds a semlith server entry."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        data = tomllib.loads(text) if client.syntax is Syntax.TOML else jsonc.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    wanted = client.stdio(Launch())  # {servers key: {"semlith": ...}}, as setup writes it
+    return any(isinstance(data.get(key), dict) and SERVER in data[key] for key in wanted)

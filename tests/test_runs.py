@@ -1,0 +1,109 @@
+"""`Library.runs`, `stop_run` and `agents`: what the portal's Runs and Agents pages read.
+
+The in-process library over real stores (the deterministic embedder); the daemon-backed
+library answers the same through /api (tests/test_portal.py compares the two).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from semlith.agents import configured, describe_agents
+from semlith.clients import CLIENTS, Places
+from semlith.local import LocalLibrary
+from semlith.runs import RunBoard
+from semlith.settings import Settings
+from semlith.types import IndexReport, Progress
+from tests.conftest import HashEmbedder
+
+
+def _tree(root: Path, files: int) -> Path:
+    root.mkdir()
+    for i in range(files):
+        (root / f"mod{i}.py").write_text(f"def handler_{i}(x):\n    return x + {i}\n")
+    return root
+
+
+def test_a_finished_run_is_the_stores_last_run(tmp_path: Path, settings: Settings) -> None:
+    library = LocalLibrary(settings, embedder_factory=lambda n: HashEmbedder(n))
+    root = _tree(tmp_path / "proj", 3)
+    assert library.runs() == []
+    report = library.index([str(root)])
+    (run,) = library.runs()
+    assert (run.store, run.state, run.by, run.root) == (report.store, "done", "index",
+                                                       str(root))
+    assert run.finished is not None and run.finished >= run.started
+    assert run.summary == report.summary() and run.eta_s is None
+    assert library.stop_run(report.store) is False  # nothing runs now
+
+
+def test_a_run_in_progress_shows_its_progress_and_stops_when_asked(
+        tmp_path: Path, settings: Settings) -> None:
+    embedding = threading.Event()
+    release = threading.Event()
+
+    class Held(HashEmbedder):
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            embedding.set()
+            release.wait(30)
+            return super().embed_documents(texts)
+
+    library = LocalLibrary(settings, embedder_factory=lambda n: Held(n))
+    root = _tree(tmp_path / "proj", 40)
+    reports: list[IndexReport] = []
+    worker = threading.Thread(target=lambda: reports.append(library.index([str(root)])))
+    worker.start()
+    assert embedding.wait(30)
+    (run,) = library.runs()
+    assert run.state == "running" and run.phase in {"scan", "model", "embed"}
+    assert run.files_total == 40
+    assert library.stop_run(run.store) is True
+    release.set()
+    worker.join(30)
+    (report,) = reports
+    assert 0 < report.pending < 40  # stopped between two files; the rest is left to do
+    (stopped,) = library.runs()
+    assert stopped.state == "stopped" and "still to do" in stopped.summary
+    again = library.index([str(root)])  # the next run does the rest
+    assert again.indexed == report.pending and library.runs()[0].state == "done"
+
+
+def test_a_failed_run_says_why() -> None:
+    board = RunBoard(clock=lambda: 5.0)
+    tracked = board.start("proj", "/p", "watch")
+    tracked.progress(Progress("embed", 1, 4, 10, 20.0, 1.5, "a.py", 4, 40))
+    (live,) = board.runs()
+    assert (live.files_done, live.chunks_total, live.eta_s, live.path) == (1, 40, 1.5, "a.py")
+    tracked.fail(OSError("disk full"))
+    (run,) = board.runs()
+    assert (run.state, run.summary, run.finished) == ("failed", "disk full", 5.0)
+
+
+def test_agents_name_the_endpoint_and_the_key_file_never_the_key(
+        tmp_path: Path, settings: Settings) -> None:
+    from semlith.home import agent_key
+
+    key = agent_key(settings.home)
+    places = Places.of("linux", {}, tmp_path / "user")
+    agents = describe_agents(settings, 7400, places)
+    assert agents.endpoint == "http://127.0.0.1:7400/mcp"
+    assert agents.key_file == str(settings.home / "agent.key")
+    assert key not in json.dumps(agents.as_json())
+    assert "semlith stop" in agents.rotate and "agent.key" in agents.rotate
+    assert [c.name for c in agents.clients] == [c.name for c in CLIENTS]
+    assert not any(c.configured for c in agents.clients)
+    client = CLIENTS[0]
+    path = Path(client.user_file(places))
+    path.parent.mkdir(parents=True)
+    path.write_text("not valid {")
+    assert not configured(client, path)
+    from semlith.clients import Launch
+    from semlith.configfile import render
+
+    path.write_text(render(client.stdio(Launch()), client.syntax))
+    assert configured(client, path)
+    assert describe_agents(settings, 7400, places).clients[0].configured
