@@ -21,6 +21,7 @@ from semlith.private import make_private_folder
 REGISTRY = "stores.json"
 AGENT_KEY = "agent.key"
 CONTROL_KEY = "control.key"
+PORTAL_KEY = "portal.key"
 DISCOVERY = "daemon.json"
 DAEMON_LOG = "daemon.log"
 
@@ -83,6 +84,12 @@ def control_key(home: Path) -> str:
     """The key of the person's own processes (the CLI) for the daemon's `/api`: it can
     index and forget any folder, so agents, which get the agent key, never see it."""
     return _key(home / CONTROL_KEY)
+
+
+def portal_key(home: Path) -> str:
+    """The key `semlith portal` signs its one-time links with (semlith/portal/session.py):
+    a third credential, so a portal link never carries the agent or the control key."""
+    return _key(home / PORTAL_KEY)
 
 
 def _key(path: Path) -> str:

@@ -1,4 +1,5 @@
-"""The daemon's HTTP app: MCP at /mcp, the library's JSON API at /api/*, /healthz.
+"""The daemon's HTTP app: MCP at /mcp, the library's JSON API at /api/*, /healthz, and
+the portal at / and /portal/* (semlith/portal/: its own session token, not a key).
 
 `create_app(settings, fleet, keys, ...)` builds it without a socket, so tests drive it
 in process. `/mcp` takes the agent key and serves the agent-facing library (registered
@@ -28,7 +29,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from semlith import __version__
+from semlith.home import portal_key
 from semlith.library import Library
+from semlith.portal.routes import is_portal_path, portal_routes
+from semlith.portal.session import Sessions
 from semlith.server.api import api_routes, stop_route
 from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse
 from semlith.server.tools import build_mcp
@@ -84,6 +88,9 @@ class Guard:
         if path == "/healthz" and scope["method"] == "GET":
             await self.app(scope, receive, send)
             return
+        if is_portal_path(path):  # its own credential: a session token (semlith/portal/)
+            await self.app(scope, _capped(receive, self.max_body), send)
+            return
         expected = self.control if path.startswith("/api/") else self.agent
         if not hmac.compare_digest(headers.get("authorization", b""), expected):
             which = "control key (the CLI reads it itself)" if path.startswith("/api/") \
@@ -114,8 +121,10 @@ def _capped(receive: Receive, limit: int) -> Receive:
 
 def create_app(settings: Settings, *, agent: Library, person: Library, keys: Keys,
                on_stop: Callable[[], None] | None = None,
-               on_startup: Callable[[], None] | None = None) -> ASGIApp:
-    """The daemon's ASGI app over its two libraries. `on_stop`: `POST /api/stop`."""
+               on_startup: Callable[[], None] | None = None,
+               sessions: Sessions | None = None) -> ASGIApp:
+    """The daemon's ASGI app over its two libraries. `on_stop`: `POST /api/stop`;
+    `sessions`: the portal's (by default over SEMLITH_HOME's portal key)."""
     calls = anyio.CapacityLimiter(CALL_THREADS)
     mcp = build_mcp(agent, calls, listed=settings.mcp_tools)
     mcp.streamable_http_app(  # creates mcp.session_manager; our Guard checks Host/Origin
@@ -140,6 +149,8 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
               methods=["GET", "POST", "DELETE"]),
         stop_route(on_stop),
         *api_routes(person, calls),
+        *portal_routes(person, sessions or Sessions(lambda: portal_key(settings.home)),
+                       calls),
     ]
     return Guard(Starlette(routes=routes, lifespan=lifespan), keys)
 
