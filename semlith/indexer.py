@@ -376,6 +376,11 @@ class Indexer:
                     self._checkpoint(pending)
             self._report(report, n + 1, len(todo), item.cand.rel)
         while pending.ids:
+            if self.stopped():  # the files not wholly embedded keep an empty hash, as
+                left = set(pending.owners)  # after a kill: the next run redoes them
+                report.indexed -= len(left)
+                report.pending += len(left)
+                break
             report.chunks += self._embed_batch(pending)
             self._report(report, len(todo) - report.pending, len(todo), "")
         images.flush()

@@ -107,3 +107,43 @@ def test_agents_name_the_endpoint_and_the_key_file_never_the_key(
     path.write_text(render(client.stdio(Launch()), client.syntax))
     assert configured(client, path)
     assert describe_agents(settings, 7400, places).clients[0].configured
+
+
+def test_a_stop_while_the_last_chunks_embed_leaves_the_unfinished_file_for_the_next_run(
+        tmp_path: Path, settings: Settings) -> None:
+    embedding = threading.Event()
+    release = threading.Event()
+
+    class Held(HashEmbedder):
+        def embed_documents(self, texts: list[str]) -> np.ndarray:
+            embedding.set()
+            release.wait(30)
+            return super().embed_documents(texts)
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("a", "b"):  # every file is cut before the second batch embeds
+        (root / f"{name}.py").write_text("".join(  # 12 definitions of ~700 bytes: 12 chunks
+            f"def {name}_{i}(x):\n" + "".join(f"    y{j} = x * {j} + {i}  # step {j} of the sum\n"
+                                             for j in range(15)) + "    return y0\n\n\n"
+            for i in range(12)))
+    library = LocalLibrary(settings, embedder_factory=lambda n: Held(n))
+    reports: list[IndexReport] = []
+    worker = threading.Thread(target=lambda: reports.append(library.index([str(root)])))
+    worker.start()
+    assert embedding.wait(30)
+    assert library.stop_run(library.runs()[0].store)
+    release.set()
+    worker.join(30)
+    (report,) = reports
+    assert (report.indexed, report.pending) == (1, 1), report
+    files = {f.path: f.state for f in library.files(scope=_everything())}
+    assert sorted(files.values()) == ["indexed", "pending"]
+    again = library.index([str(root)])
+    assert again.indexed == 1 and again.complete
+
+
+def _everything():  # type: ignore[no-untyped-def]
+    from semlith.types import Scope
+
+    return Scope(("*",))
