@@ -82,11 +82,13 @@ def indexed_sample(tmp: Path, home: Path) -> Path:
 
 
 def start_daemon(home: Path, *args: str, timeout: float = 60,
-                 preexec_fn: Callable[[], None] | None = None) -> Daemon:
+                 preexec_fn: Callable[[], None] | None = None,
+                 command: tuple[str, ...] = ("-m", "semlith")) -> Daemon:
     """`semlith serve --port 0 ARGS`; returns once /healthz answers (polling, no sleeps
-    longer than a tenth of a second). `preexec_fn` runs in the child (a resource limit)."""
+    longer than a tenth of a second). `preexec_fn` runs in the child (a resource limit);
+    `command`: how to run `semlith` (tests/hash_cli.py: with the test model)."""
     log = open(home / "test-daemon.log", "ab")  # noqa: SIM115 - owned by the child
-    proc = subprocess.Popen([sys.executable, "-m", "semlith", "serve", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, *command, "serve", "--port", "0", *args],
                             env=env_for(home), stdout=log, stderr=log,
                             preexec_fn=preexec_fn)
     log.close()

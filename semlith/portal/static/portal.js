@@ -13,6 +13,7 @@ const PAGES = [
 let session = "";
 let timer = 0;  // the live refresh of the page shown
 let renderedAt = 0;
+let generation = 0;  // bumped by each page change: an answer for an older page is dropped
 
 // -- building the DOM -------------------------------------------------------------------
 
@@ -24,7 +25,7 @@ function h(tag, attrs, ...children) {
     else if (name === "text") el.textContent = value;
     else el.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -60,9 +61,18 @@ function cell(label, value, num) {
   return h("td", { "data-label": label, class: num ? "num" : null }, value);
 }
 
+function fill(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter(c => c !== null && c !== undefined
+                                                       && c !== false));
+}
+
 function show(...children) {
-  const main = document.getElementById("page");
-  main.replaceChildren(...children);
+  fill(document.getElementById("page"), ...children);
+}
+
+// Show only while the page that asked is still the one on screen.
+function showFor(mine, ...children) {
+  if (mine === generation) show(...children);
 }
 
 function problem(message) {
@@ -109,8 +119,17 @@ function remember(token) {
   try { sessionStorage.setItem(SESSION_KEY, token); } catch (e) { /* private mode */ }
 }
 
+function awaitLink() {
+  // A link opened in this tab changes only the fragment: no load, so start again.
+  window.addEventListener("hashchange", () => {
+    if (location.hash.startsWith("#token=")) location.reload();
+  });
+}
+
 function gate(message) {
   clearInterval(timer);
+  window.removeEventListener("hashchange", route);
+  awaitLink();
   session = "";
   try { sessionStorage.removeItem(SESSION_KEY); } catch (e) { /* private mode */ }
   for (const id of ["top", "page"]) {
@@ -138,6 +157,7 @@ function frame() {
 
 function route() {
   clearInterval(timer);
+  const mine = ++generation;
   const id = (location.hash.match(/^#\/(\w+)/) || [])[1] || "stores";
   const known = PAGES.find(([name]) => name === id) ? id : "stores";
   for (const [name, title] of PAGES) {
@@ -149,7 +169,9 @@ function route() {
   }
   document.body.dataset.page = known;
   const started = performance.now();
+  delete document.body.dataset.rendered;
   Promise.resolve(PAGE_VIEWS[known]()).then(() => {
+    if (mine !== generation) return;
     renderedAt = performance.now() - started;
     document.body.dataset.rendered = renderedAt.toFixed(1);
   }).catch(failed);
@@ -198,12 +220,13 @@ function storeCard(s, run) {
 }
 
 async function storesPage() {
+  const mine = generation;
   const draw = async () => {
     const [stats, runs] = await Promise.all([call("stats", { scope: { stores: ["*"] } }),
                                              call("runs")]);
     const byStore = {};
     for (const run of runs) if (!byStore[run.store]) byStore[run.store] = run;
-    show(h("h1", {}, "Stores"),
+    showFor(mine, h("h1", {}, "Stores"),
       stats.length ? h("div", { class: "cards" }, stats.map(s => storeCard(s, byStore[s.name])))
         : h("p", {}, "No store yet: run `semlith index FOLDER`."),
       h("p", { class: "muted", "aria-live": "polite" },
@@ -263,8 +286,9 @@ function treeList(node, prefix, onForget) {
 }
 
 async function filesPage() {
+  const mine = generation;
   const stats = await call("stats", { scope: { stores: ["*"] } });
-  if (!stats.length) { show(h("h1", {}, "Files"), h("p", {}, "No store yet.")); return; }
+  if (!stats.length) { showFor(mine, h("h1", {}, "Files"), h("p", {}, "No store yet.")); return; }
   const body = h("div", {});
   const draw = async () => {
     const name = document.getElementById("files-store").value;
@@ -281,7 +305,7 @@ async function filesPage() {
     const tree = buildTree(files);
     const secret = skipped.filter(s => s.reason === "secret");
     const withheld = store.withheld || {};
-    body.replaceChildren(
+    fill(body,
       h("h2", {}, `${n(files.length)} files indexed`),
       h("p", { class: "muted" }, `Languages: ${langText(tree.langs) || "none"}`),
       h("div", { class: "tree" }, treeList(tree, "", forget)),
@@ -299,7 +323,7 @@ async function filesPage() {
         : h("p", {}, "None."));
   };
   const say = h("p", { role: "status", "aria-live": "polite" });
-  show(h("h1", {}, "Files"),
+  showFor(mine, h("h1", {}, "Files"),
     h("div", { class: "row" }, storePicker("files-store", stats, () => draw().catch(failed))),
     say, body);
   await draw();
@@ -332,22 +356,22 @@ async function searchPage() {
     const p = await call("read", { target: `${hit.store}:${hit.path}:${hit.start_line}-${hit.end_line}`,
                                    scope: { stores: [hit.store] } });
     const view = passageView(p);
-    opened.replaceChildren(view);
+    fill(opened, view);
     view.focus();
   };
   const run = async (event) => {
     event.preventDefault();
     const query = document.getElementById("q").value.trim();
-    if (!query) { out.replaceChildren(problem("Type what you are looking for.")); return; }
-    out.replaceChildren(h("p", { role: "status" }, "Searching…"));
-    opened.replaceChildren();
+    if (!query) { fill(out, problem("Type what you are looking for.")); return; }
+    fill(out, h("p", { role: "status" }, "Searching…"));
+    fill(opened);
     const filters = { paths: words(document.getElementById("f-path").value),
                       exts: words(document.getElementById("f-ext").value),
                       langs: words(document.getElementById("f-lang").value) };
     const answer = await call("search", { query, k: 20, filters, scope: { stores: ["*"] } });
     const notes = (answer.note ? [answer.note] : []).concat(
       answer.failed.map(f => `store ${f} (not searched)`));
-    out.replaceChildren(
+    fill(out,
       h("p", { role: "status" }, `${n(answer.hits.length)} hits in ${answer.stores.join(", ")}`),
       notes.map(note => h("p", { class: "notice" }, note)),
       h("ol", { class: "hits" }, answer.hits.map((hit, i) => h("li", { "data-path": hit.path },
@@ -372,38 +396,68 @@ async function searchPage() {
 
 // -- Runs --------------------------------------------------------------------------------
 
-function runRow(run) {
+// A run's row is updated in place, not redrawn: a Stop button under the pointer or the
+// keyboard focus stays the same element while the numbers move.
+function runRow(row, run) {
   const total = Math.max(run.chunks_total, run.chunks_done);
-  const bar = run.state === "running" && total > 0
-    ? h("progress", { max: total, value: run.chunks_done,
-                      "aria-label": `${run.store}: ${run.chunks_done} of about ${total} chunks` })
-    : null;
-  const stop = run.state === "running"
-    ? h("button", { type: "button", "aria-label": `Stop the run of ${run.store}`,
-                    onclick: () => call("stop_run", { store: run.store }).catch(failed) }, "Stop")
-    : null;
-  const progress = run.state === "running"
+  const running = run.state === "running";
+  row.dataset.state = run.state;
+  const [, state, by, progress, time, action] = row.children;
+  state.textContent = run.state;
+  by.textContent = run.by;
+  let bar = progress.querySelector("progress");
+  if (running && total > 0) {
+    if (!bar) { bar = h("progress", {}); progress.prepend(bar); }
+    bar.max = total;
+    bar.value = run.chunks_done;
+    bar.setAttribute("aria-label", `${run.store}: ${run.chunks_done} of about ${total} chunks`);
+  } else if (bar) bar.remove();
+  progress.lastChild.textContent = running
     ? `${run.phase}: ${n(run.files_done)} of ${n(run.files_total)} files, ` +
       `${n(run.chunks_done)} of about ${n(total)} chunks` +
       (run.chunks_per_s ? `, ${n(Math.round(run.chunks_per_s))} chunks/s` : "")
     : run.summary;
-  return h("tr", { "data-store": run.store, "data-state": run.state },
-    cell("Store", run.store), cell("State", run.state), cell("Started by", run.by),
-    cell("Progress", h("div", {}, bar, h("div", {}, progress))),
-    cell("Time", run.state === "running" ? duration(run.eta_s) : ago(run.finished)),
-    cell("Action", stop));
+  time.textContent = running ? duration(run.eta_s) : ago(run.finished);
+  if (running && !action.firstChild) {
+    fill(action, h("button", { type: "button", "aria-label": `Stop the run of ${run.store}`,
+      onclick: () => call("stop_run", { store: run.store }).catch(failed) }, "Stop"));
+  } else if (!running) fill(action);
+}
+
+function newRunRow(run) {
+  return h("tr", { "data-store": run.store }, cell("Store", run.store), cell("State", ""),
+    cell("Started by", ""), cell("Progress", h("div", {})), cell("Time", ""),
+    cell("Action", null));
 }
 
 async function runsPage() {
+  const mine = generation;
   const stats = await call("stats", { scope: { stores: ["*"] } });
   const list = h("div", { id: "runs" });
   const say = h("p", { role: "status", "aria-live": "polite" });
+  const rows = new Map();  // store -> its row, kept across refreshes
+  const body = h("tbody", {});
   const draw = async () => {
     const runs = await call("runs");
-    list.replaceChildren(runs.length
-      ? table([["Store"], ["State"], ["Started by"], ["Progress"], ["Time"], ["Action"]],
-              runs.map(runRow))
-      : h("p", {}, "No index run since the daemon started."));
+    if (!runs.length) {
+      fill(list, h("p", {}, "No index run since the daemon started."));
+      return;
+    }
+    if (!list.contains(body)) {
+      fill(list, h("div", { class: "table" }, h("table", { class: "stack" },
+        h("thead", {}, h("tr", {}, ["Store", "State", "Started by", "Progress", "Time",
+                                    "Action"].map(label => h("th", { scope: "col" }, label)))),
+        body)));
+    }
+    const order = runs.map(run => {
+      const key = `${run.store}\u0000${run.started}`;
+      if (!rows.has(key)) rows.set(key, newRunRow(run));
+      runRow(rows.get(key), run);
+      return rows.get(key);
+    });
+    for (const [key, row] of rows) if (!order.includes(row)) rows.delete(key);
+    order.forEach((row, i) => { if (body.children[i] !== row) body.insertBefore(row, body.children[i] || null); });
+    while (body.children.length > order.length) body.lastChild.remove();
   };
   const start = async () => {
     const store = document.getElementById("run-store").value;
@@ -420,7 +474,7 @@ async function runsPage() {
     const removed = await call("forget", { path: `${store.root}/${rel}`, store: name });
     say.textContent = `Forgot ${n(removed)} file(s) under ${rel}.`;
   };
-  show(h("h1", {}, "Runs"), list,
+  showFor(mine, h("h1", {}, "Runs"), list,
     stats.length ? [
       h("h2", {}, "Start a run"),
       h("div", { class: "row" }, storePicker("run-store", stats),
@@ -443,8 +497,9 @@ async function runsPage() {
 // -- Agents ------------------------------------------------------------------------------
 
 async function agentsPage() {
+  const mine = generation;
   const a = await call("agents");
-  show(h("h1", {}, "Agents"),
+  showFor(mine, h("h1", {}, "Agents"),
     h("dl", {},
       h("dt", {}, "MCP endpoint"), h("dd", { class: "mono", "data-field": "endpoint" }, a.endpoint),
       h("dt", {}, "Agent key"), h("dd", { "data-field": "key_file" },
@@ -486,7 +541,8 @@ async function start() {
   } else if (stored) {
     session = stored;
   } else {
-    return;  // no token: the explanation is all there is
+    awaitLink();  // no token: the explanation is all there is
+    return;
   }
   frame();
   route();
