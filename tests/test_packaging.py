@@ -26,3 +26,6 @@ def test_wheel_ships_grammars_and_tokenizer(tmp_path: Path) -> None:
                            "config.json", "NOTICE"):
         assert f"semlith/embed/minilm/{tokenizer_file}" in names
     assert "semlith/ingest/formats/docx.py" in names  # a subpackage is listed by hand
+    for asset in ("index.html", "portal.js", "portal.css", "favicon.svg"):  # the portal
+        assert f"semlith/portal/static/{asset}" in names
+    assert "semlith/portal/routes.py" in names
