@@ -174,6 +174,9 @@ function route() {
     if (mine !== generation) return;
     renderedAt = performance.now() - started;
     document.body.dataset.rendered = renderedAt.toFixed(1);
+    if (!document.body.dataset.loaded) {  // since navigation start: the first page drawn
+      document.body.dataset.loaded = performance.now().toFixed(1);
+    }
   }).catch(failed);
 }
 
@@ -363,6 +366,8 @@ async function searchPage() {
     event.preventDefault();
     const query = document.getElementById("q").value.trim();
     if (!query) { fill(out, problem("Type what you are looking for.")); return; }
+    const asked = performance.now();
+    delete document.body.dataset.searched;
     fill(out, h("p", { role: "status" }, "Searching…"));
     fill(opened);
     const filters = { paths: words(document.getElementById("f-path").value),
@@ -382,6 +387,7 @@ async function searchPage() {
           h("span", { class: "muted" }, `#${i + 1}, score ${hit.score.toFixed(3)}` +
             (hit.symbol ? `, ${hit.symbol}` : "") + `, ${hit.store}`)),
         h("pre", {}, hit.text.split("\n").slice(0, 8).join("\n"))))));
+    document.body.dataset.searched = (performance.now() - asked).toFixed(1);
   };
   show(h("h1", {}, "Search"),
     h("form", { class: "row", role: "search", onsubmit: (e) => run(e).catch(failed) },
