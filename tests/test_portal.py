@@ -299,5 +299,29 @@ def test_portal_prints_a_link_that_opens_one_session(tmp_path: Path) -> None:
         assert httpx.post(f"{daemon.url}/portal/session", headers=SAME,
                           json={"token": token}).status_code == 401
         assert (home / "portal.key").stat().st_mode & 0o077 == 0
+        opened = _open_with_a_recording_browser(home, tmp_path)
+        assert opened.startswith(f"{daemon.url}/#token=slp1.") and opened != url
     finally:
         assert daemon.stop() == 0
+
+
+def _open_with_a_recording_browser(home: Path, tmp: Path) -> str:
+    """`semlith portal --open` with $BROWSER a script that writes down what it was given
+    (Python's webbrowser runs $BROWSER first)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.daemon_util import env_for
+
+    record = tmp / "record.py"
+    record.write_text("import sys, pathlib\n"
+                      f"pathlib.Path({str(tmp / 'opened')!r}).write_text(sys.argv[1])\n")
+    done = subprocess.run([sys.executable, "-m", "semlith", "portal", "--open"],
+                          env={**env_for(home), "BROWSER": f"{sys.executable} {record} %s",
+                               "DISPLAY": os.environ.get("DISPLAY", "")},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    opened = (tmp / "opened").read_text()
+    assert opened == done.stdout.strip()  # printed as well, to open by hand if need be
+    return opened
