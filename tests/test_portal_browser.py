@@ -222,6 +222,9 @@ def test_runs_page_starts_a_run_shows_it_move_and_stops_it(
     wait(chrome, lambda d: css(d, 'tr[data-state="running"] button').click() or True)
     row = wait(chrome, lambda d: csss(d, 'tr[data-state="stopped"]'))[0]
     assert "files still to do" in row.text
+    shown(chrome, "stores")  # the store's card says so too
+    card = css(chrome, '[data-store="proj"]')
+    assert css(card, '[data-field="last_run"]').text.startswith("stopped")
     assert problems(chrome) == []
 
 
