@@ -42,6 +42,9 @@ SESSION_HEADER = "x-semlith-session"
 # The library methods the pages call; `index` (start a run) is the portal's own route.
 METHODS = ("stats", "stores", "files", "skipped", "search", "read", "forget", "runs",
            "stop_run", "agents", "status")
+# The code graph's, served once the library has them (issue #22): the Graph page asks
+# `/portal/methods` and says what it will show until then.
+GRAPH_METHODS = ("neighbors", "impact", "path")
 ASSETS = {"index.html": "text/html; charset=utf-8",
           "portal.js": "text/javascript; charset=utf-8",
           "portal.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
@@ -132,9 +135,15 @@ def portal_routes(library: Library, sessions: Sessions,
         Route("/portal/api/index", _guarded(_start_route(library), sessions),
               methods=["POST"]),
     ]
+    served = [*METHODS, *(m for m in GRAPH_METHODS if m in HANDLERS)]
+
+    async def methods(request: Request) -> Response:
+        return JSONResponse(served)
+
+    routes.append(Route("/portal/methods", _guarded(methods, sessions), methods=["POST"]))
     routes += [Route(f"/portal/api/{name}", _guarded(library_route(
         library, name, *HANDLERS[name], limiter), sessions), methods=["POST"])
-        for name in METHODS]
+        for name in served]
     return routes
 
 
