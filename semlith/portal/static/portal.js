@@ -5,6 +5,7 @@
 "use strict";
 
 const SESSION_KEY = "semlith-portal-session";
+const ALL = { stores: ["*"] };  // the portal addresses every store unless a page picks one
 const RENEW_MS = 5 * 60 * 1000;
 const PAGES = [
   ["stores", "Stores"], ["files", "Files"], ["search", "Search"],
@@ -183,6 +184,13 @@ function route() {
 function failed(error) {
   if (error instanceof Ended) return;
   show(problem(String(error.message || error)));
+}
+
+// For a question asked on a page: its error goes where its answer would have.
+function failedIn(el) {
+  return (error) => {
+    if (!(error instanceof Ended)) fill(el, problem(String(error.message || error)));
+  };
 }
 
 function live(refresh, ms) {
@@ -390,7 +398,7 @@ async function searchPage() {
     document.body.dataset.searched = (performance.now() - asked).toFixed(1);
   };
   show(h("h1", {}, "Search"),
-    h("form", { class: "row", role: "search", onsubmit: (e) => run(e).catch(failed) },
+    h("form", { class: "row", role: "search", onsubmit: (e) => run(e).catch(failedIn(out)) },
       field("q", "Question or words", "how does retry backoff work", true),
       field("f-path", "Path globs", "src/**  !tests/**"),
       field("f-ext", "Extensions", "py md"),
@@ -560,17 +568,17 @@ async function graphPage() {
       return;
     }
     if (what === "neighbors") {
-      const a = await call("neighbors", { name });
+      const a = await call("neighbors", { name, scope: ALL });
       fill(out, h("h2", {}, `${a.symbol.name} (${a.symbol.path}:${a.symbol.start_line})`),
         h("h3", {}, `${n(a.callers.length)} callers`), edgeRows(a.callers, "Caller"),
         h("h3", {}, `${n(a.callees.length)} callees`), edgeRows(a.callees, "Callee"),
         omittedText(a.omitted));
     } else if (what === "impact") {
-      const a = await call("impact", { name });
+      const a = await call("impact", { name, scope: ALL });
       fill(out, h("h2", {}, `What reaches ${a.symbol.name}`),
         edgeRows(a.entries, "Reached from"), omittedText(a.omitted));
     } else {
-      const a = await call("path", { source: name, target });
+      const a = await call("path", { source: name, target, scope: ALL });
       fill(out, h("h2", {}, `${a.source.name} to ${a.target.name}`),
         a.hops.length ? edgeRows(a.hops, "Hop") : h("p", {}, "Not connected by settled calls" +
           (a.blocked ? `; an ambiguous call stops the walk: ${a.blocked}` : ".")),
@@ -578,7 +586,7 @@ async function graphPage() {
     }
   };
   const button = (what, label) => h("button", { type: "button",
-    onclick: () => ask(what).catch(failed) }, label);
+    onclick: () => ask(what).catch(failedIn(out)) }, label);
   showFor(mine, h("h1", {}, "Graph"),
     h("div", { class: "row" }, field("g-name", "Symbol", "Session.send"),
       field("g-target", "Path to (for a path)", "Router.dispatch"),
