@@ -193,10 +193,13 @@ function failedIn(el) {
   };
 }
 
-function live(refresh, ms) {
+// Refresh the page shown every `ms` while the tab is visible; `mine`: the page's
+// generation (a page left before its first answer starts no timer).
+function live(mine, refresh, ms) {
+  if (mine !== generation) return;
   clearInterval(timer);
   timer = setInterval(() => {
-    if (!document.hidden) refresh().catch(failed);
+    if (!document.hidden) refresh().catch(e => { if (mine === generation) failed(e); });
   }, ms);
 }
 
@@ -244,7 +247,7 @@ async function storesPage() {
         `Refreshed every 2 s; last at ${new Date().toLocaleTimeString()}.`));
   };
   await draw();
-  live(draw, 2000);
+  live(mine, draw, 2000);
 }
 
 // -- Files -------------------------------------------------------------------------------
@@ -505,7 +508,7 @@ async function runsPage() {
     ] : null,
     say);
   await draw();
-  live(draw, 1000);
+  live(mine, draw, 1000);
 }
 
 // -- Agents ------------------------------------------------------------------------------
