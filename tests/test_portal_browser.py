@@ -247,8 +247,11 @@ def test_agents_page_shows_the_endpoint_never_the_key(chrome: Any,
     assert "semlith stop" in css(chrome, "#page").text
     assert len(csss(chrome, "tr[data-client]")) >= 5
     assert served.key not in chrome.page_source and served.control not in chrome.page_source
-    shown(chrome, "graph")
-    assert "callers and callees" in css(chrome, "#page").text
+    shown(chrome, "graph")  # the code graph (#22) answers: callers and callees of a name
+    css(chrome, "#g-name").send_keys("call_with_retry")
+    css(chrome, "#page .row button").click()
+    answer = wait(chrome, lambda d: csss(d, "#graph h2") or csss(d, "#graph .error"))[0]
+    assert answer.text.startswith("call_with_retry (net/retry.py:"), answer.text
     assert problems(chrome) == []
 
 
