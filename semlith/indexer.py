@@ -347,6 +347,7 @@ class Indexer:
         # text bytes cut so far, in all
         self._bytes = [0, sum(t.cand.size for t in todo if not is_image(t.cand.rel))]
         self._cut = 0  # chunks written so far
+        self._cached = 0  # chunks whose vectors the vector cache held
         pending = _Pending()
         images = ImageIndexer(self.store, self._image_model, self._put_image)
         self._last_checkpoint = self.clock()
@@ -377,6 +378,8 @@ class Indexer:
             report.chunks += self._embed_batch(pending)
             self._report(report, len(todo) - report.pending, len(todo), "")
         images.flush()
+        report.cached = self._cached
+        self.store.count_vectors(self._cached, report.chunks - self._cached)
         report.chunks += images.embedded
         self._checkpoint(pending)
         report.skipped += self._skipped
@@ -435,7 +438,12 @@ class Indexer:
             self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
         embedder = self.embedder  # loaded before the clock starts: loading is not speed
         started = self.clock()
-        vectors = embedder.embed_documents(pending.texts[:n])
+        counted = getattr(embedder, "embed_counted", None)  # a CachingEmbedder
+        if counted is not None:
+            embedded = counted(pending.texts[:n])
+            vectors, self._cached = embedded.vectors, self._cached + embedded.cached
+        else:
+            vectors = embedder.embed_documents(pending.texts[:n])
         self._pace.record(n, self.clock() - started)
         self.store.add_vectors(pending.ids[:n], vectors)
         for owner in pending.owners[:n]:

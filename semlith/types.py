@@ -239,6 +239,13 @@ class StoreStats(Value):
     served_by: int = 0  # the pid of the daemon serving it, 0 when none
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
     spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
+    # chunks of this store whose vectors came from the machine-wide vector cache, and
+    # those the model embedded, over every run that counted them
+    from_cache: int = 0
+    embedded: int = 0
+    # the machine-wide cache: folder, entries, bytes, max_bytes, models, errors (absent
+    # when it is off)
+    vector_cache: dict[str, Any] | None = None
 
     @property
     def watch_line(self) -> str:
@@ -267,7 +274,8 @@ class IndexReport(Value):
     moved: int = 0  # renamed or copied without embedding
     interrupted: bool = False  # the previous run stopped before it finished
     resumed: int = 0  # files that run had finished already
-    chunks: int = 0  # chunks embedded
+    chunks: int = 0  # chunks given vectors (embedded, or found in the vector cache)
+    cached: int = 0  # of `chunks`, those whose vectors came from the vector cache
     pending: int = 0  # files left for the next run (time budget reached)
     rechunked: int = 0  # unchanged files cut again: their language's chunking changed
     rechecked: int = 0  # unchanged files redone: the secret rules now change them
@@ -286,7 +294,8 @@ class IndexReport(Value):
                  f"{self.skipped} skipped", f"{self.removed} removed"]
         if self.moved:
             parts.append(f"{self.moved} moved")
-        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        cached = f", {self.cached} from the vector cache" if self.cached else ""
+        line = ", ".join(parts) + f" ({self.chunks} chunks{cached}) in {self.seconds:.1f} s"
         if self.rechunked:
             line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
                      "chunked differently now)")

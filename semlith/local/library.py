@@ -217,11 +217,14 @@ class LocalLibrary(Installation):
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
         with self._reading(scope) as (opened, _):
             out = []
+            cache = self.engine.vector_cache
+            shared = None if cache is None else cache.info().as_json()
             for label, store in opened:
                 indexing, watch = self.source.describe(label)
                 info = store.stats()
                 out.append(StoreStats(**{**info, "name": label}, indexing=indexing,
-                                      watch=watch, served_by=self.source.served_by))
+                                      watch=watch, served_by=self.source.served_by,
+                                      vector_cache=shared))
             return out
 
     def stores(self) -> list[StoreEntry]:

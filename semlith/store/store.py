@@ -348,6 +348,13 @@ class Store:
                                 partial(self.catalog.chunk_ids, name))
         return generation
 
+    def count_vectors(self, cached: int, embedded: int) -> None:
+        """Add to the store's tally of vectors found in the vector cache and embedded."""
+        if cached or embedded:
+            with self.catalog.transaction():
+                for key, n in (("vectors_from_cache", cached), ("vectors_embedded", embedded)):
+                    self.catalog.set_meta(key, int(self.catalog.meta(key, "0") or 0) + n)
+
     def _empty_trash(self) -> int:
         trash = self.catalog.trash()
         if len(trash):
