@@ -44,7 +44,7 @@ from semlith.scope import Known, Resolved, resolve, roots_holding
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.symbols import find_symbols
+from semlith.symbols import find_symbols, named_definition
 from semlith.types import (
     Answer,
     Definition,
@@ -184,9 +184,8 @@ class LocalLibrary(Installation):
                 elif corpus.file(path) is not None:
                     return file_passage(label, store, parsed, max_lines, include_image)
             if parsed.start is None and not parsed.absolute:
-                found = find_symbols(opened, target, limit=1)
-                if found:
-                    hit = found[0]
+                hit = named_definition(opened, target)
+                if hit is not None:
                     store = dict(opened)[hit.store]
                     passage = file_passage(hit.store, store, Target(
                         hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
@@ -315,14 +314,19 @@ class LocalLibrary(Installation):
     def forget(self, path: str, *, store: str | None = None) -> int:
         target = self._target([path], store)
         (resolved,) = target.paths
-        with self.source.writing(target.folder, None) as (_, opened):
+        with self.source.writing(target.folder, None) as (label, opened):
             self._refuse_mirror(opened)
             try:
                 rel = resolved.relative_to(opened.root.resolve()).as_posix()
             except ValueError:
                 raise BadTarget(f"{path!r} is outside the store's root "
                                 f"{str(opened.root)!r}") from None
-            return opened.forget(rel)
+            removed = opened.forget(rel)
+            if not removed:  # "forgot 0 files" read as success (issue #25)
+                raise BadTarget(f"{path!r} matches no indexed file of store {label!r} "
+                                "(paths are taken literally, not as patterns); "
+                                "semlith_files lists them")
+            return removed
 
 
 def _listed_here(opened: Opened, what: str) -> None:
