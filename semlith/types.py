@@ -280,6 +280,7 @@ class IndexReport(Value):
     rechunked: int = 0  # unchanged files cut again: their language's chunking changed
     rechecked: int = 0  # unchanged files redone: the secret rules now change them
     truncated: list[str] = field(default_factory=list)
+    verified: dict[str, int] = field(default_factory=dict)  # `--verify`: Store.verify()
     seconds: float = 0.0
     store: str = ""  # the store's name
     created: bool = False  # the run created the store
@@ -306,6 +307,9 @@ class IndexReport(Value):
             line += f"; resumed an interrupted run ({self.resumed} files were already done)"
         if self.pending:
             line += f"; {self.pending} files still to do (run again to continue)"
+        if self.verified:
+            line += "; verified: " + ", ".join(
+                f"{key.replace('_', ' ')} {n}" for key, n in self.verified.items())
         return line
 
 

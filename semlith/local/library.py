@@ -242,7 +242,8 @@ class LocalLibrary(Installation):
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+              on_skip: OnSkip | None = None, allow_system: bool = False,
+              verify: bool = False) -> IndexReport:
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target, model, backend, allow_system)
         with self.source.writing(target.folder, create) as (label, opened):
@@ -254,8 +255,10 @@ class LocalLibrary(Installation):
             self._refuse_mirror(opened)
             skip = None if on_skip is None else (
                 lambda s: on_skip(s.rel, str(s.reason), s.detail))
+            verified = opened.verify() if verify else {}
             report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
                                on_progress=on_progress, on_skip=skip)
+            report.verified = verified
             report.store, report.created = label, create is not None and create.called
             report.by_daemon = self.source.served_by
             return report

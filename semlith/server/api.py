@@ -172,6 +172,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             budget = _optional(body, "time_budget", (int, float))
             skips = bool(_get(body, "skips", bool, False))
             allow_system = bool(_get(body, "allow_system", bool, False))
+            verify = bool(_get(body, "verify", bool, False))
         except BadRequest as exc:
             return JSONResponse(_error(exc), status_code=_status(exc))
         lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -187,7 +188,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             try:
                 report = library.index(
                     paths, store=store, model=model, backend=backend, time_budget=budget,
-                    on_progress=progress, allow_system=allow_system,
+                    on_progress=progress, allow_system=allow_system, verify=verify,
                     on_skip=(lambda *skip: lines.put({"skip": list(skip)})) if skips else None)
                 lines.put({"report": report.as_json()})
             except (SemlithError, ValueError, TypeError, PermissionError, OSError) as exc:

@@ -24,6 +24,7 @@ store/milvus_client.py.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -32,6 +33,9 @@ import xxhash
 
 from semlith.errors import BackendError, ModelError
 from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
+from semlith.store.milvus_dirs import CAPACITY as DIRS_CAPACITY
+from semlith.store.milvus_dirs import ENTRY_MAX as DIRS_ENTRY_MAX
+from semlith.store.milvus_dirs import path_dirs
 from semlith.store.milvus_target import (
     MilvusTarget,
     like_pattern,
@@ -91,6 +95,7 @@ class MilvusSpace:
         # so rows are inserted (an upsert checks each key against every segment: on the
         # lite engine 650 -> 150 rows/s by 550k rows). Any later write upserts.
         self.first_load = False
+        self.has_dirs = True  # the collection's rows carry `dirs` (milvus_dirs.py)
         try:
             self._ensure_collection()
         except BaseException:
@@ -105,8 +110,10 @@ class MilvusSpace:
 
     def _ensure_collection(self) -> None:
         if self._call("has_collection", "has_collection", self.name):
-            found = self._call("describe", "describe_collection", self.name).get(
-                "description", "")
+            described = self._call("describe", "describe_collection", self.name)
+            found = described.get("description", "")
+            # A collection made before the field keeps its LIKE filters (issue #25).
+            self.has_dirs = any(f.get("name") == "dirs" for f in described.get("fields", []))
             if found != self.description:
                 raise ModelError(
                     f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
@@ -137,6 +144,8 @@ class MilvusSpace:
         schema.add_field("pk", DataType.INT64, is_primary=True)
         schema.add_field("repo", DataType.VARCHAR, max_length=1024)
         schema.add_field("path", DataType.VARCHAR, max_length=PATH_MAX)
+        schema.add_field("dirs", DataType.ARRAY, element_type=DataType.VARCHAR,
+                         max_capacity=DIRS_CAPACITY, max_length=DIRS_ENTRY_MAX)
         schema.add_field("local_id", DataType.INT64)
         schema.add_field("ordinal", DataType.INT64)
         schema.add_field("start_line", DataType.INT64)
@@ -178,6 +187,17 @@ class MilvusSpace:
             return getattr(client, method)(*args, **timeouts, **kwargs)
         return self._guarded(what, budget, run)
 
+    def _query(self, *, budget: Budget = Budget.WRITE, **kwargs: Any) -> list[dict[str, Any]]:
+        """A query's rows. One that matches nothing fails in pymilvus 2.5.18 on a
+        collection with an ARRAY field (`dirs`: "Unsupported data type: 0", it cannot
+        parse the empty array column milvus-lite sends): that is an empty answer."""
+        try:
+            return list(self._call("query", "query", self.name, budget=budget, **kwargs))
+        except BackendError as exc:
+            if self.has_dirs and "Unsupported data type: 0" in str(exc):
+                return []
+            raise
+
     def _guarded(self, what: str, budget: Budget, run: Run) -> Any:
         if self._conn is None:
             raise BackendError(f"the Milvus space of {self.target} is closed")
@@ -205,12 +225,19 @@ class MilvusSpace:
     def _row(self, e: ChunkExport, vector: np.ndarray) -> dict[str, Any]:
         repo = self.target.repo
         return {"pk": chunk_key(repo, e.path, e.ordinal, e.text), "repo": repo,
-                "path": _clip(e.path, PATH_MAX), "local_id": e.id, "ordinal": e.ordinal,
+                "path": _clip(e.path, PATH_MAX), **self._dirs(e.path), "local_id": e.id,
+                "ordinal": e.ordinal,
                 "start_line": e.start_line, "end_line": e.end_line, "lang": e.lang[:128],
                 "ext": e.ext[:128], "kind": e.kind[:128], "symbol": _clip(e.symbol, 1024),
                 "content_hash": xxhash.xxh64_hexdigest(e.text.encode("utf-8", "replace")),
                 "text": _clip(e.text), "words": _clip(f"{e.idents}\n{e.text}"),
                 "dense": vector.tolist()}
+
+    def _dirs(self, path: str) -> dict[str, list[str]]:
+        return {"dirs": path_dirs(path)} if self.has_dirs else {}
+
+    def _filter(self, filters: Filters | None) -> str:
+        return milvus_filter(self.target.repo, filters, dirs=self.has_dirs)
 
     def remove(self, ids: np.ndarray) -> None:
         """Delete this repo's rows of `ids` (acknowledged when this returns)."""
@@ -248,14 +275,39 @@ class MilvusSpace:
             self.remove(np.asarray(extra, dtype=np.uint64))
         return {"milvus_rows_removed": len(extra)}, sorted(live - held)
 
+    def verify(self, live_ids: Callable[[], np.ndarray]) -> tuple[dict[str, int], list[int]]:
+        """Check this repo's rows against the catalog's committed chunks and repair: rows
+        of no live chunk are deleted, a chunk held by two rows loses both, and the live
+        chunks left without a row are returned (their files are embedded again)."""
+        self._require_writer()
+        seen = Counter(self._local_ids())
+        live = {int(i) for i in live_ids()}
+        extra = sorted(set(seen) - live)
+        doubled = sorted(i for i in live if seen.get(i, 0) > 1)
+        if extra or doubled:
+            self.remove(np.asarray(extra + doubled, dtype=np.uint64))
+        missing = sorted(live - set(seen)) + doubled
+        return {"milvus_rows_checked": sum(seen.values()),
+                "milvus_rows_removed": len(extra) + sum(seen[i] for i in doubled),
+                "milvus_rows_missing": len(missing)}, sorted(missing)
+
     def _local_ids(self) -> Iterable[int]:
-        iterator = self._call("query", "query_iterator", self.name, batch_size=1000,
-                              filter=self._repo, output_fields=["local_id"])
-        try:  # each page is a call of its own (the iterator keeps the write timeout)
-            while batch := self._guarded("query", Budget.WRITE, lambda c, t: iterator.next()):
-                yield from (int(r["local_id"]) for r in batch)
-        finally:
-            iterator.close()
+        """This repo's rows' local ids (one per row: a doubled chunk twice), page by page.
+
+        Paged by primary key, as pymilvus's own query_iterator pages (a query with a limit
+        returns the smallest keys first); that iterator fails on a collection with the
+        `dirs` ARRAY field ("Unsupported data type: 0", pymilvus 2.5.18 on milvus-lite).
+        """
+        last = -1
+        while True:
+            rows = self._query(limit=ID_BATCH, filter=f"{self._repo} and pk > {last}",
+                               output_fields=["pk", "local_id"])
+            if not rows:
+                return
+            yield from (int(r["local_id"]) for r in rows)
+            last = max(int(r["pk"]) for r in rows)
+            if len(rows) < ID_BATCH:
+                return
 
     def maybe_compact(self, live_count: Callable[[int], int],
                       live_ids: Callable[[], Iterable[int]]) -> None:
@@ -295,17 +347,17 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            for r in self._call("query", "query", self.name, budget=Budget.READ,
-                                filter=f"{self._repo} and local_id in {batch}",
-                                output_fields=list(_RECORD)):
+            for r in self._query(budget=Budget.READ,
+                                 filter=f"{self._repo} and local_id in {batch}",
+                                 output_fields=list(_RECORD)):
                 out[int(r["local_id"])] = _record(r)
         return out
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
-        rows = self._call("query", "query", self.name, budget=Budget.READ,
-                          filter=f"{self._repo} and path == {literal(path)}",
-                          output_fields=list(_RECORD), limit=limit)
+        rows = self._query(budget=Budget.READ,
+                           filter=f"{self._repo} and path == {literal(path)}",
+                           output_fields=list(_RECORD), limit=limit)
         return sorted((_record(r) for r in rows),
                       key=lambda r: (r.start_line, r.ordinal))
 
@@ -315,10 +367,10 @@ class MilvusSpace:
         symbol list: the catalog's definitions table is on the indexer's machine)."""
         suffixes = " or ".join(f"symbol like {literal(sep + like_pattern(name))}"
                                for sep in ("%.", "%::"))
-        expr = (f"{milvus_filter(self.target.repo, filters)} and (symbol == {literal(name)}"
+        expr = (f"{self._filter(filters)} and (symbol == {literal(name)}"
                 f" or {suffixes})")
-        rows = self._call("query", "query", self.name, filter=expr, budget=Budget.READ,
-                          output_fields=list(_RECORD), limit=limit)
+        rows = self._query(filter=expr, budget=Budget.READ,
+                           output_fields=list(_RECORD), limit=limit)
         return [_record(r) for r in rows]
 
     def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -327,9 +379,8 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            rows = self._call("query", "query", self.name,
-                              filter=f"{self._repo} and local_id in {batch}",
-                              output_fields=["local_id", "dense"])
+            rows = self._query(filter=f"{self._repo} and local_id in {batch}",
+                               output_fields=["local_id", "dense"])
             found.update((int(r["local_id"]), r["dense"]) for r in rows)
         mask = np.array([v in found for v in values], dtype=bool)
         vectors = np.array([found[v] for v in values if v in found], dtype=np.float32)
@@ -342,7 +393,7 @@ class MilvusSpace:
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
-        expr = milvus_filter(self.target.repo, filters)
+        expr = self._filter(filters)
         if allowlist is not None:
             expr += f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
@@ -356,7 +407,7 @@ class MilvusSpace:
         """BM25 top `k` (local id, score) of this repo's rows for `text`, within `filters`."""
         if not text.strip():
             return []
-        expr = milvus_filter(self.target.repo, filters)
+        expr = self._filter(filters)
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[text], anns_field="sparse", limit=k, filter=expr,
                                      output_fields=["local_id"],
