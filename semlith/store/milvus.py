@@ -34,8 +34,8 @@ import xxhash
 from semlith.errors import BackendError, ModelError
 from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
 from semlith.store.milvus_dirs import CAPACITY as DIRS_CAPACITY
+from semlith.store.milvus_dirs import DEEP, path_dirs
 from semlith.store.milvus_dirs import ENTRY_MAX as DIRS_ENTRY_MAX
-from semlith.store.milvus_dirs import path_dirs
 from semlith.store.milvus_target import (
     MilvusTarget,
     like_pattern,
@@ -96,6 +96,7 @@ class MilvusSpace:
         # lite engine 650 -> 150 rows/s by 550k rows). Any later write upserts.
         self.first_load = False
         self.has_dirs = True  # the collection's rows carry `dirs` (milvus_dirs.py)
+        self._deep = False  # a row of this repo is too deep for `dirs` (found on open)
         try:
             self._ensure_collection()
         except BaseException:
@@ -124,6 +125,9 @@ class MilvusSpace:
         else:
             self._create()
         self._call("load", "load_collection", self.name)
+        if self.has_dirs:  # one scan at open, so that filters skip the LIKE fallback
+            self._deep = self._count(
+                f"{self._repo} and array_contains(dirs, {literal(DEEP)})") > 0
 
     def _create(self) -> None:
         """Create the collection; another indexer creating it at the same time wins."""
@@ -234,10 +238,14 @@ class MilvusSpace:
                 "dense": vector.tolist()}
 
     def _dirs(self, path: str) -> dict[str, list[str]]:
-        return {"dirs": path_dirs(path)} if self.has_dirs else {}
+        if not self.has_dirs:
+            return {}
+        runs = path_dirs(path)
+        self._deep = self._deep or runs == [DEEP]
+        return {"dirs": runs}
 
     def _filter(self, filters: Filters | None) -> str:
-        return milvus_filter(self.target.repo, filters, dirs=self.has_dirs)
+        return milvus_filter(self.target.repo, filters, dirs=self.has_dirs, deep=self._deep)
 
     def remove(self, ids: np.ndarray) -> None:
         """Delete this repo's rows of `ids` (acknowledged when this returns)."""

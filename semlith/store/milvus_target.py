@@ -112,7 +112,8 @@ def literal(value: str | Sequence[str]) -> str:
     return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
 
 
-def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False) -> str:
+def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False,
+                  deep: bool = True) -> str:
     """`filters` as a Milvus filter expression over this repo's rows.
 
     The same meaning as `semlith.store.query.Selection`: `--path` globs match anywhere
@@ -120,7 +121,8 @@ def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False) -> 
     LIKE's `%` and `_` (a literal `_` is escaped; a literal `%` stays a wildcard: the
     engine has no escape for it); a bracket class (`[ab]`) has no LIKE form and is
     refused. With `dirs` (the collection has the field: store/milvus_dirs.py) a literal
-    pattern is an array lookup instead of a LIKE scan.
+    pattern is an array lookup instead of a LIKE scan; `deep` (some row is too deep for
+    the array) keeps the LIKE beside it for those rows, which costs the scan again.
     """
     clauses = [f"repo == {literal(repo)}"]
     if filters is None:
@@ -130,7 +132,7 @@ def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False) -> 
         if group:
             # `not array_contains(...)` is an "unsupported expr proto node" on milvus-lite
             # 2.5.1: an exclusion stays a LIKE.
-            tests = [_path_test(p, dirs and not negate) for p in group]
+            tests = [_path_test(p, dirs and not negate, deep) for p in group]
             clauses.append(f"{'not ' if negate else ''}({' or '.join(tests)})")
     inc, exc = split_negated(filters.exts)
     for group, op in ((inc, "in"), (exc, "not in")):
@@ -143,14 +145,17 @@ def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False) -> 
     return " and ".join(clauses)
 
 
-def _path_test(pattern: str, dirs: bool) -> str:
+def _path_test(pattern: str, dirs: bool, deep: bool) -> str:
     """One `--path` as an expression: a `dirs` lookup when it can be one, else LIKEs."""
     likes = " or ".join(f"path like {literal(like_pattern(g))}" for g in path_globs(pattern))
     key = dirs_key(pattern) if dirs else None
     if key is None:
         return likes
-    return (f"array_contains(dirs, {literal(key)}) or "
-            f"(array_contains(dirs, {literal(DEEP)}) and ({likes}))")
+    found = f"array_contains(dirs, {literal(key)})"
+    # The engine evaluates both sides of an `or` on every row: the LIKE for deep rows
+    # costs its scan again, so it is there only when the repo has such a row.
+    return f"{found} or (array_contains(dirs, {literal(DEEP)}) and ({likes}))" if deep \
+        else found
 
 
 def like_pattern(glob: str) -> str:

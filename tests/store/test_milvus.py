@@ -484,7 +484,10 @@ def test_dirs_filters_select_what_the_local_engine_selects(tmp_path: Path, setti
     library.index([str(root)], model="test-hash", backend=backend)
     store = Store.open(root / ".semlith", settings=settings)
     try:
-        assert store.vectors is not None and store.vectors.has_dirs
+        assert store.vectors is not None and store.vectors.has_dirs and store.vectors._deep
+        # Without a deep row in the repo, a literal --path is the lookup alone.
+        assert milvus_filter("r", Filters(paths=("src",)), dirs=True, deep=False) == \
+            'repo == "r" and (array_contains(dirs, "src"))'
         paths = {int(i): p for i, p in store.catalog.db.execute(
             "SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")}
         query = np.ones(store.dim, np.float32) / np.sqrt(store.dim)
