@@ -44,6 +44,8 @@ from semlith.scope import Known, Resolved, resolve, roots_holding
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
+from semlith.store.checks import cache_summary, vector_tally
+from semlith.store.checks import verify as verify_store
 from semlith.symbols import find_symbols, named_definition
 from semlith.types import (
     Answer,
@@ -217,11 +219,12 @@ class LocalLibrary(Installation):
         with self._reading(scope) as (opened, _):
             out = []
             cache = self.engine.vector_cache
-            shared = None if cache is None else cache.info().as_json()
+            shared = None if cache is None else cache_summary(cache)
             for label, store in opened:
                 indexing, watch = self.source.describe(label)
                 info = store.stats()
-                out.append(StoreStats(**{**info, "name": label}, indexing=indexing,
+                out.append(StoreStats(**{**info, **vector_tally(store), "name": label},
+                                      indexing=indexing,
                                       watch=watch, served_by=self.source.served_by,
                                       vector_cache=shared))
             return out
@@ -255,7 +258,7 @@ class LocalLibrary(Installation):
             self._refuse_mirror(opened)
             skip = None if on_skip is None else (
                 lambda s: on_skip(s.rel, str(s.reason), s.detail))
-            verified = opened.verify() if verify else {}
+            verified = verify_store(opened) if verify else {}
             report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
                                on_progress=on_progress, on_skip=skip)
             report.verified = verified

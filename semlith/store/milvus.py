@@ -24,7 +24,6 @@ store/milvus_client.py.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -32,6 +31,7 @@ import numpy as np
 import xxhash
 
 from semlith.errors import BackendError, ModelError
+from semlith.store.milvus_check import has_deep_rows, local_ids, query_rows
 from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
 from semlith.store.milvus_dirs import CAPACITY as DIRS_CAPACITY
 from semlith.store.milvus_dirs import DEEP, path_dirs
@@ -125,9 +125,7 @@ class MilvusSpace:
         else:
             self._create()
         self._call("load", "load_collection", self.name)
-        if self.has_dirs:  # one scan at open, so that filters skip the LIKE fallback
-            self._deep = self._count(
-                f"{self._repo} and array_contains(dirs, {literal(DEEP)})") > 0
+        self._deep = has_deep_rows(self)  # one scan at open: filters skip the LIKE then
 
     def _create(self) -> None:
         """Create the collection; another indexer creating it at the same time wins."""
@@ -190,17 +188,6 @@ class MilvusSpace:
         def run(client: Any, timeouts: dict[str, Any]) -> Any:
             return getattr(client, method)(*args, **timeouts, **kwargs)
         return self._guarded(what, budget, run)
-
-    def _query(self, *, budget: Budget = Budget.WRITE, **kwargs: Any) -> list[dict[str, Any]]:
-        """A query's rows. One that matches nothing fails in pymilvus 2.5.18 on a
-        collection with an ARRAY field (`dirs`: "Unsupported data type: 0", it cannot
-        parse the empty array column milvus-lite sends): that is an empty answer."""
-        try:
-            return list(self._call("query", "query", self.name, budget=budget, **kwargs))
-        except BackendError as exc:
-            if self.has_dirs and "Unsupported data type: 0" in str(exc):
-                return []
-            raise
 
     def _guarded(self, what: str, budget: Budget, run: Run) -> Any:
         if self._conn is None:
@@ -277,45 +264,11 @@ class MilvusSpace:
         if clean or self.reader:  # a mirror's catalog holds no chunks: nothing to compare
             return {}, []
         live = {int(i) for i in live_ids()}
-        held = set(self._local_ids())
+        held = set(local_ids(self))
         extra = sorted(held - live)
         if extra:
             self.remove(np.asarray(extra, dtype=np.uint64))
         return {"milvus_rows_removed": len(extra)}, sorted(live - held)
-
-    def verify(self, live_ids: Callable[[], np.ndarray]) -> tuple[dict[str, int], list[int]]:
-        """Check this repo's rows against the catalog's committed chunks and repair: rows
-        of no live chunk are deleted, a chunk held by two rows loses both, and the live
-        chunks left without a row are returned (their files are embedded again)."""
-        self._require_writer()
-        seen = Counter(self._local_ids())
-        live = {int(i) for i in live_ids()}
-        extra = sorted(set(seen) - live)
-        doubled = sorted(i for i in live if seen.get(i, 0) > 1)
-        if extra or doubled:
-            self.remove(np.asarray(extra + doubled, dtype=np.uint64))
-        missing = sorted(live - set(seen)) + doubled
-        return {"milvus_rows_checked": sum(seen.values()),
-                "milvus_rows_removed": len(extra) + sum(seen[i] for i in doubled),
-                "milvus_rows_missing": len(missing)}, sorted(missing)
-
-    def _local_ids(self) -> Iterable[int]:
-        """This repo's rows' local ids (one per row: a doubled chunk twice), page by page.
-
-        Paged by primary key, as pymilvus's own query_iterator pages (a query with a limit
-        returns the smallest keys first); that iterator fails on a collection with the
-        `dirs` ARRAY field ("Unsupported data type: 0", pymilvus 2.5.18 on milvus-lite).
-        """
-        last = -1
-        while True:
-            rows = self._query(limit=ID_BATCH, filter=f"{self._repo} and pk > {last}",
-                               output_fields=["pk", "local_id"])
-            if not rows:
-                return
-            yield from (int(r["local_id"]) for r in rows)
-            last = max(int(r["pk"]) for r in rows)
-            if len(rows) < ID_BATCH:
-                return
 
     def maybe_compact(self, live_count: Callable[[int], int],
                       live_ids: Callable[[], Iterable[int]]) -> None:
@@ -355,7 +308,7 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            for r in self._query(budget=Budget.READ,
+            for r in query_rows(self, budget=Budget.READ,
                                  filter=f"{self._repo} and local_id in {batch}",
                                  output_fields=list(_RECORD)):
                 out[int(r["local_id"])] = _record(r)
@@ -363,7 +316,7 @@ class MilvusSpace:
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
-        rows = self._query(budget=Budget.READ,
+        rows = query_rows(self, budget=Budget.READ,
                            filter=f"{self._repo} and path == {literal(path)}",
                            output_fields=list(_RECORD), limit=limit)
         return sorted((_record(r) for r in rows),
@@ -377,7 +330,7 @@ class MilvusSpace:
                                for sep in ("%.", "%::"))
         expr = (f"{self._filter(filters)} and (symbol == {literal(name)}"
                 f" or {suffixes})")
-        rows = self._query(filter=expr, budget=Budget.READ,
+        rows = query_rows(self, filter=expr, budget=Budget.READ,
                            output_fields=list(_RECORD), limit=limit)
         return [_record(r) for r in rows]
 
@@ -387,7 +340,7 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            rows = self._query(filter=f"{self._repo} and local_id in {batch}",
+            rows = query_rows(self, filter=f"{self._repo} and local_id in {batch}",
                                output_fields=["local_id", "dense"])
             found.update((int(r["local_id"]), r["dense"]) for r in rows)
         mask = np.array([v in found for v in values], dtype=bool)

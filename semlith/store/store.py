@@ -348,34 +348,6 @@ class Store:
                                 partial(self.catalog.chunk_ids, name))
         return generation
 
-    def verify(self) -> dict[str, int]:
-        """Check every space against the catalog and repair (`semlith index --verify`):
-        a space's own check when it has one (Milvus: rows against chunks), else its
-        recovery as after an unclean close. Files of chunks left without a vector go back
-        to pending, for the run that follows to embed again."""
-        self._require_writer()
-        counts: dict[str, int] = {}
-        lost: list[int] = []
-        for name, space in self.spaces.items():
-            ids = partial(self.catalog.vector_ids, name)
-            check = getattr(space, "verify", None)
-            found, gone = check(ids) if check is not None else space.recover(ids, False)
-            for key, value in found.items():
-                counts[key] = counts.get(key, 0) + value
-            lost += gone
-        if lost:
-            with self.catalog.transaction() as db:
-                self.catalog.reset_files_of_chunks(db, lost)
-        counts["chunks_redone"] = len(lost)
-        return counts
-
-    def count_vectors(self, cached: int, embedded: int) -> None:
-        """Add to the store's tally of vectors found in the vector cache and embedded."""
-        if cached or embedded:
-            with self.catalog.transaction():
-                for key, n in (("vectors_from_cache", cached), ("vectors_embedded", embedded)):
-                    self.catalog.set_meta(key, int(self.catalog.meta(key, "0") or 0) + n)
-
     def _empty_trash(self) -> int:
         trash = self.catalog.trash()
         if len(trash):

@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -75,10 +74,6 @@ class CacheInfo:
     max_bytes: int
     models: int  # model identities that have entries
     errors: int  # lookups and writes that failed (answered as misses, or dropped)
-
-    def as_json(self) -> dict[str, Any]:
-        return {"folder": str(self.folder), "entries": self.entries, "bytes": self.bytes,
-                "max_bytes": self.max_bytes, "models": self.models, "errors": self.errors}
 
 
 def entry_key(identity: str, text: str) -> bytes:
@@ -272,11 +267,8 @@ class VectorCache:
         return evicted
 
     def info(self) -> CacheInfo:
-        """Entries, size and errors now (zeros when the cache cannot be opened, or when no
-        process has made it yet: asking does not create it)."""
+        """Entries, size and errors now (zeros when the cache cannot be opened)."""
         with self._lock:
-            if self._conn is None and not self.folder.is_dir():
-                return CacheInfo(self.folder, 0, 0, self.max_bytes, 0, self.errors)
             conn = self._connection()
             if conn is not None:
                 try:

@@ -26,6 +26,7 @@ from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
 from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus_check import local_ids
 from semlith.store.milvus_target import MilvusTarget, milvus_filter
 from semlith.types import Filters, Scope
 from tests.conftest import RecordingFactory
@@ -70,7 +71,7 @@ def _indexed(tmp_path: Path, settings: Settings, backend: str,
 def _rows(store: Store) -> tuple[int, set[int]]:
     """(rows of the store's repo in Milvus, their local ids)."""
     assert store.vectors is not None
-    ids = set(store.vectors._local_ids())
+    ids = set(local_ids(store.vectors))
     return store.vectors.stats()["exact_records"], ids
 
 
@@ -513,9 +514,9 @@ def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
         tmp_path: Path, settings: Settings, backend: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`semlith index --verify`: the rows against the catalog, repaired (issue #25)."""
-    import semlith.store.milvus
+    import semlith.store.milvus_check
 
-    monkeypatch.setattr(semlith.store.milvus, "ID_BATCH", 7)  # rows are read in many pages
+    monkeypatch.setattr(semlith.store.milvus_check, "PAGE", 7)  # rows read in many pages
     library, root = _indexed(tmp_path, settings, backend)
     store = Store.open(root / ".semlith", settings=settings, writable=True)
     try:
