@@ -153,7 +153,10 @@ def named_definition(stores: list[tuple[str, Store]], text: str) -> Definition |
     if not _IDENT.fullmatch(text):
         return None
     name, qualifier = _split(text)
-    found = find_symbols(stores, text, limit=1)
+    try:
+        found = find_symbols(stores, text, limit=1)
+    except UnknownSymbol:  # a qualifier nothing has: no symbol, so the read is refused
+        return None
     if found and found[0].name == name and _qualifies(found[0].qualname, name, qualifier):
         return found[0]
     return None
