@@ -137,3 +137,67 @@ def milvus(ctx: Context, sizes: list[int]) -> Result:
     finally:
         server.stop()
     return out
+
+
+@scenario("milvus_path_filter", sizes=[50_000], fast_sizes=[2_000])
+def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
+    """A `--path` filter on milvus-lite as `like` scans and as a `dirs` lookup, one
+    collection, one run: dense search p50/p95 (issue #25)."""
+    from pymilvus import DataType, MilvusClient
+
+    from semlith.store.milvus_dirs import CAPACITY, ENTRY_MAX, path_dirs
+    from semlith.store.milvus_target import milvus_filter
+
+    out: Result = {}
+    server = MilvusServer(ctx.workdir / "milvus-filter").start()
+    try:
+        client = MilvusClient(uri=f"http://127.0.0.1:{server.port}")
+        for size in sizes:
+            name = f"filter_{size}"
+            schema = MilvusClient.create_schema(auto_id=False)
+            schema.add_field("pk", DataType.INT64, is_primary=True)
+            schema.add_field("repo", DataType.VARCHAR, max_length=64)
+            schema.add_field("path", DataType.VARCHAR, max_length=4096)
+            schema.add_field("dirs", DataType.ARRAY, element_type=DataType.VARCHAR,
+                             max_capacity=CAPACITY, max_length=ENTRY_MAX)
+            schema.add_field("dense", DataType.FLOAT_VECTOR, dim=32)
+            params = MilvusClient.prepare_index_params()
+            params.add_index(field_name="dense", index_type="AUTOINDEX", metric_type="IP")
+            rng = np.random.default_rng(0)
+            start = time.perf_counter()
+            kept = client.has_collection(name) and client.query(
+                name, filter="", output_fields=["count(*)"])[0]["count(*)"] == size
+            if not kept:  # the rows of an earlier run in this --workdir are reused
+                if client.has_collection(name):
+                    client.drop_collection(name)
+                client.create_collection(name, schema=schema, index_params=params)
+            for first in range(0, 0 if kept else size, 5_000):
+                rows = []
+                for i in range(first, min(size, first + 5_000)):
+                    f = i // 20  # 20 chunks a file, 50 top folders as in the store scenario
+                    path = f"src/mod{f % 50}/sub{f % 7}/file{f}.py"
+                    rows.append({"pk": i, "repo": "r", "path": path, "dirs": path_dirs(path),
+                                 "dense": rng.standard_normal(32).tolist()})
+                client.insert(name, rows)
+            client.load_collection(name)
+            metrics: dict[str, Any] = {} if kept else {
+                "insert_rows_per_s": round(size / (time.perf_counter() - start))}
+            query = rng.standard_normal(32).tolist()
+            wanted = Filters(paths=("src/mod3",))  # 2 % of the rows
+            for label, expr in [("none", 'repo == "r"'),
+                                ("like", milvus_filter("r", wanted)),
+                                ("dirs_with_deep_rows", milvus_filter("r", wanted, dirs=True)),
+                                ("dirs", milvus_filter("r", wanted, dirs=True, deep=False)),
+                                ("anchored_dirs", milvus_filter(
+                                    "r", Filters(paths=("/src/mod3",)), dirs=True,
+                                    deep=False))]:
+                got = timed(lambda e=expr, n=name, q=query: client.search(
+                    n, data=[q], anns_field="dense", limit=30, filter=e,
+                    output_fields=["pk"], search_params={"metric_type": "IP"}), runs=25)
+                metrics.update({f"{label}_p50_ms": got["p50_ms"],
+                                f"{label}_p95_ms": got["p95_ms"]})
+            out[size] = metrics
+            ctx.log(f"milvus_path_filter {size}: {metrics}")
+    finally:
+        server.stop()
+    return out

@@ -90,6 +90,39 @@ def save_burst(ctx: Context, sizes: list[int]) -> Result:
     return {sizes[0]: {"saves": sizes[0], "index_writes": writes, "bytes_written": written}}
 
 
+@scenario("save_format", sizes=[100, 300], fast_sizes=[100], needs_model=True)
+def save_format(ctx: Context, sizes: list[int]) -> Result:
+    """A save, then a formatter's rewrite SIZE ms later, 8 times 3.5 s apart: index writes
+    per save (1 is the goal) and save -> the rewritten text searchable."""
+    out: Result = {}
+    root, folder = _sample(ctx.workdir, "format")
+    daemon = Daemon([folder])
+    try:
+        with httpx.Client(headers=daemon.auth, timeout=60) as client:
+            for gap_ms in sizes:
+                before = _watch_state(client, daemon)["batches"]
+                samples = []
+                for n in range(8):
+                    word = f"formatted{gap_ms}x{n}"
+                    time.sleep(3.5)  # past the cooldown of the previous save
+                    start = time.perf_counter()
+                    target = root / "net" / "saved.py"
+                    target.write_text(f"def draft_{gap_ms}_{n}( ):\n  return {n}\n")
+                    time.sleep(gap_ms / 1000)
+                    target.write_text(f"def {word}():\n    return {n}\n")
+                    while not _found(client, daemon, word):
+                        time.sleep(0.01)
+                    samples.append(time.perf_counter() - start)
+                while _watch_state(client, daemon)["pending"]:
+                    time.sleep(0.05)
+                writes = _watch_state(client, daemon)["batches"] - before
+                out[gap_ms] = {**percentiles(samples), "saves": 8, "index_writes": writes}
+                ctx.log(f"save_format {gap_ms} ms: {out[gap_ms]}")
+    finally:
+        daemon.stop()
+    return out
+
+
 @scenario("storm", sizes=[2_000], fast_sizes=[200], needs_model=True)
 def storm(ctx: Context, sizes: list[int]) -> Result:
     """Many changed files at once (a branch switch): time until the store matches."""

@@ -29,7 +29,7 @@ import numpy as np
 import xxhash
 
 from semlith.edge_index import copy_edges, file_edges, refresh_edges, write_file_edges
-from semlith.embed.text import Embedder
+from semlith.embed.text import Embedder, embed_counting
 from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
@@ -51,8 +51,8 @@ from semlith.ingest.walk import (
 )
 from semlith.languages import language_of
 from semlith.pace import TARGET_SECONDS, Pace, estimate_total
-from semlith.roles import Role, file_role
-from semlith.store import ChunkRow, Store
+from semlith.roles import embed_rank
+from semlith.store import ChunkRow, Store, count_vectors
 from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
 from semlith.types import IndexReport, Progress
@@ -348,7 +348,7 @@ class Indexer:
         self._skipped = 0
         # text bytes cut so far, in all
         self._bytes = [0, sum(t.cand.size for t in todo if not is_image(t.cand.rel))]
-        self._cut = 0  # chunks written so far
+        self._cut = self._cached = 0  # chunks written so far; vectors the cache gave
         pending = _Pending()
         images = ImageIndexer(self.store, self._image_model, self._put_image)
         self._last_checkpoint = self.clock()
@@ -384,6 +384,7 @@ class Indexer:
             report.chunks += self._embed_batch(pending)
             self._report(report, len(todo) - report.pending, len(todo), "")
         images.flush()
+        report.cached = count_vectors(self.store, self._cached, report.chunks - self._cached)
         report.chunks += images.embedded
         self._checkpoint(pending)
         report.skipped += self._skipped
@@ -442,7 +443,8 @@ class Indexer:
             self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
         embedder = self.embedder  # loaded before the clock starts: loading is not speed
         started = self.clock()
-        vectors = embedder.embed_documents(pending.texts[:n])
+        vectors, cached = embed_counting(embedder, pending.texts[:n])
+        self._cached += cached
         self._pace.record(n, self.clock() - started)
         self.store.add_vectors(pending.ids[:n], vectors)
         for owner in pending.owners[:n]:
@@ -469,19 +471,10 @@ class Indexer:
                                   eta, path, chunks_total=chunks))
 
 
-# The order files are embedded in: what questions are most often about first, so that a
-# large first run answers for its source early while tests, docs and the rest catch up
-# (each file is keyword-searchable as soon as it is cut, whatever its place).
-_EMBED_RANK = {Role.SOURCE: 0, Role.DECLARATIONS: 1, Role.LEGACY: 1, Role.CONFIG: 2,
-               Role.DOCS: 2, Role.EXAMPLE: 3, Role.TEST: 4, Role.BENCHMARK: 4,
-               Role.SNAPSHOT: 5, Role.CHANGELOG: 5, Role.COMMUNITY: 5, Role.VENDORED: 6,
-               Role.GENERATED: 6}
-
-
 def _embed_order(item: _Todo) -> tuple[int, int, str]:
-    """Source before docs before tests before vendored and generated files; within a
-    role the most recently changed first (what someone works on now)."""
-    return (_EMBED_RANK.get(file_role(item.cand.rel), 3), -item.cand.mtime_ns, item.cand.rel)
+    """Source before docs before tests before vendored and generated files
+    (roles.embed_rank); within a role the most recently changed first."""
+    return (embed_rank(item.cand.rel), -item.cand.mtime_ns, item.cand.rel)
 
 
 def _kind(rel: str) -> dict[str, str]:

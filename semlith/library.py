@@ -126,12 +126,15 @@ class Library(Protocol):
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+              on_skip: OnSkip | None = None, allow_system: bool = False,
+              verify: bool = False) -> IndexReport:
         """Bring a store up to date with `paths` (absolute; default: the current folder),
         creating it beside the first path when none exists there. `model` and `backend`
         (a Milvus target, docs/scale-out.md) are chosen when a store is created and kept;
         naming others for an existing store is an error. A new store for a system or home
-        folder is refused (RefusedFolder) unless `allow_system` (semlith/folders.py)."""
+        folder is refused (RefusedFolder) unless `allow_system` (semlith/folders.py).
+        `verify` first checks the store's vectors against its catalog and repairs them
+        (a Milvus store: its rows), reported in `IndexReport.verified`."""
         ...
 
     def attach(self, backend: str) -> StoreEntry:

@@ -176,10 +176,11 @@ class RemoteLibrary(Installation):
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+              on_skip: OnSkip | None = None, allow_system: bool = False,
+              verify: bool = False) -> IndexReport:
         body = {"paths": _here(paths), "store": store, "model": model, "backend": backend,
                 "time_budget": time_budget, "skips": on_skip is not None,
-                "allow_system": allow_system}
+                "allow_system": allow_system, "verify": verify}
         for item in self._stream("index", body):
             if "progress" in item and on_progress is not None:
                 on_progress(from_json(Progress, item["progress"]))

@@ -144,3 +144,17 @@ def _test_name(path: PurePosixPath) -> bool:
 
 def is_test(path: str) -> bool:
     return file_role(path) is Role.TEST
+
+
+# The order files are embedded in: what questions are most often about first, so that a
+# large first run answers for its source early while tests, docs and the rest catch up
+# (each file is keyword-searchable as soon as it is cut, whatever its place).
+_EMBED_RANK = {Role.SOURCE: 0, Role.DECLARATIONS: 1, Role.LEGACY: 1, Role.CONFIG: 2,
+               Role.DOCS: 2, Role.EXAMPLE: 3, Role.TEST: 4, Role.BENCHMARK: 4,
+               Role.SNAPSHOT: 5, Role.CHANGELOG: 5, Role.COMMUNITY: 5, Role.VENDORED: 6,
+               Role.GENERATED: 6}
+
+
+def embed_rank(rel: str) -> int:
+    """Where a file comes in an index run's embedding order: source 0 ... generated 6."""
+    return _EMBED_RANK.get(file_role(rel), 3)

@@ -59,13 +59,9 @@ def lookup(corpus: Corpus, ident: Identifier, *, sel: Selection = EVERYTHING,
     any definition reaches it; otherwise those tiers just rank first.
     """
     rows = corpus.definitions(ident.name, sel)
-    qualifier = ident.qualifier.lower()
 
     def qualified(row: Definition) -> bool:
-        # At a name boundary: `Session.send` is not `RedirectSession.send`.
-        qualname = row.qualname.lower()
-        wanted = f"{qualifier}.{row.name.lower()}"
-        return not qualifier or qualname == wanted or qualname.endswith("." + wanted)
+        return _qualifies(row.qualname, row.name, ident.qualifier)
 
     # The exact spelling, and the qualifier when one was given, win outright when any
     # definition has them: `Helpers` is not `helpers`, `Rack::Request` not `Digest::Request`.
@@ -79,6 +75,13 @@ def lookup(corpus: Corpus, ident: Identifier, *, sel: Selection = EVERYTHING,
                 row.path.count("/"), len(row.path), row.path, row.start_line)
 
     return sorted(rows, key=rank)[:limit]
+
+
+def _qualifies(qualname: str, name: str, qualifier: str) -> bool:
+    """Whether a definition's qualname carries `qualifier` before `name`, at a name
+    boundary: `Session.send` is not `RedirectSession.send`."""
+    qualname, wanted = qualname.lower(), f"{qualifier.lower()}.{name.lower()}"
+    return not qualifier or qualname == wanted or qualname.endswith("." + wanted)
 
 
 def _specialised(name: str, signature: str) -> bool:
@@ -136,6 +139,27 @@ def _owned(hit: Definition, ident: Identifier) -> bool:
     return qualname == wanted or qualname.endswith("." + wanted) or (
         "." not in qualname and re.search(rf"\b{re.escape(last)}\b", hit.signature.lower())
         is not None)
+
+
+def named_definition(stores: list[tuple[str, Store]], text: str) -> Definition | None:
+    """The best definition `text` names exactly (`name`, `Type.method`, `Type::method`:
+    the spelling, and the qualifier when given), or None.
+
+    For reads: a target that is not identifier-shaped (a path such as
+    `.semlith/store.db`) or that only resembles a name (`Db` for `db`) names nothing, so
+    a read is refused rather than answered with another name's definition (issue #25).
+    """
+    text = text.strip()
+    if not _IDENT.fullmatch(text):
+        return None
+    name, qualifier = _split(text)
+    try:
+        found = find_symbols(stores, text, limit=1)
+    except UnknownSymbol:  # a qualifier nothing has: no symbol, so the read is refused
+        return None
+    if found and found[0].name == name and _qualifies(found[0].qualname, name, qualifier):
+        return found[0]
+    return None
 
 
 def _split(text: str) -> tuple[str, str]:

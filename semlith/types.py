@@ -240,6 +240,13 @@ class StoreStats(Value):
     withheld: dict[str, int] | None = None  # secret files skipped, strings redacted
     spaces: dict[str, Any] = field(default_factory=dict)  # name -> model, dim, vectors
     backend: str = "local"  # or the Milvus target (docs/scale-out.md)
+    # chunks of this store whose vectors came from the machine-wide vector cache, and
+    # those the model embedded, over every run that counted them
+    from_cache: int = 0
+    embedded: int = 0
+    # the machine-wide cache: folder, entries, bytes, max_bytes, models, errors (absent
+    # when it is off)
+    vector_cache: dict[str, Any] | None = None
 
     @property
     def watch_line(self) -> str:
@@ -268,11 +275,13 @@ class IndexReport(Value):
     moved: int = 0  # renamed or copied without embedding
     interrupted: bool = False  # the previous run stopped before it finished
     resumed: int = 0  # files that run had finished already
-    chunks: int = 0  # chunks embedded
+    chunks: int = 0  # chunks given vectors (embedded, or found in the vector cache)
+    cached: int = 0  # of `chunks`, those whose vectors came from the vector cache
     pending: int = 0  # files left for the next run (time budget reached)
     rechunked: int = 0  # unchanged files cut again: their language's chunking changed
     rechecked: int = 0  # unchanged files redone: the secret rules now change them
     truncated: list[str] = field(default_factory=list)
+    verified: dict[str, int] = field(default_factory=dict)  # `--verify`: Store.verify()
     seconds: float = 0.0
     store: str = ""  # the store's name
     created: bool = False  # the run created the store
@@ -287,7 +296,8 @@ class IndexReport(Value):
                  f"{self.skipped} skipped", f"{self.removed} removed"]
         if self.moved:
             parts.append(f"{self.moved} moved")
-        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        cached = f", {self.cached} from the vector cache" if self.cached else ""
+        line = ", ".join(parts) + f" ({self.chunks} chunks{cached}) in {self.seconds:.1f} s"
         if self.rechunked:
             line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
                      "chunked differently now)")
@@ -298,6 +308,9 @@ class IndexReport(Value):
             line += f"; resumed an interrupted run ({self.resumed} files were already done)"
         if self.pending:
             line += f"; {self.pending} files still to do (run again to continue)"
+        if self.verified:
+            line += "; verified: " + ", ".join(
+                f"{key.replace('_', ' ')} {n}" for key, n in self.verified.items())
         return line
 
 

@@ -1,15 +1,20 @@
 """Keep a store current: a watchdog observer on its root, debounced batches, one writer.
 
-File events are collected until the tree has been quiet for `debounce` seconds, then
-applied as one batch through the indexer (the same path as `semlith index`): changed
-files are re-indexed (an unchanged hash costs nothing), deleted ones removed, a rename
-becomes a move (no embedding). A file written less than `cooldown` seconds ago waits
-out the rest of it, so an editor saving every second costs a write per cooldown, not per
-save. Ignore rules apply to events as to walks; an edited `.gitignore`/`.semlithignore`
-makes the batch a full incremental pass. A batch touching more than FULL_PASS_AT paths
-(a branch switch, a `git pull`) is a full pass too. When the OS refuses to watch (the
-inotify limit), the root is rescanned periodically instead and `stats` says why; a
-root that disappears is reported and watched for again.
+File events are collected until the tree has been quiet for a while, then applied as one
+batch through the indexer (the same path as `semlith index`): changed files are
+re-indexed (an unchanged hash costs nothing), deleted ones removed, a rename becomes a
+move (no embedding). The quiet wanted is `first_debounce` (0.15 s) while the batch's
+events came within that long of its first one (one save: its events arrive in a
+millisecond), and `debounce` (0.5 s) once they keep coming (a copy, a checkout, an
+editor writing in pieces): a lone save is searchable in ~0.2 s, a stream still lands in
+one batch (issue #25; docs/performance.md, "Keeping stores current"). A file written
+less than `cooldown` seconds ago waits out the rest of it, so an editor saving every
+second costs a write per cooldown, not per save. Ignore rules apply to events as to
+walks; an edited `.gitignore`/`.semlithignore` makes the batch a full incremental pass.
+A batch touching more than FULL_PASS_AT paths (a branch switch, a `git pull`) is a full
+pass too. When the OS refuses to watch (the inotify limit), the root is rescanned
+periodically instead and `stats` says why; a root that disappears is reported and
+watched for again.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ warnings.filterwarnings("ignore", message=r"Callback with id .* already exists f
 
 log = logging.getLogger("semlith.watch")
 DEBOUNCE_SECONDS = 0.5
+FIRST_DEBOUNCE_SECONDS = 0.15
 COOLDOWN_SECONDS = 3.0
 FULL_PASS_AT = 256
 RESCAN_SECONDS = 60.0
@@ -69,17 +75,20 @@ class StoreWatcher:
 
     def __init__(self, root: Path, store_folder: Path, run_batch: Batch, *,
                  debounce: float = DEBOUNCE_SECONDS, cooldown: float = COOLDOWN_SECONDS,
+                 first_debounce: float = FIRST_DEBOUNCE_SECONDS,
                  observer_factory: Callable[[], Any] | None = None) -> None:
         self.root = root.resolve()
         self.store_folder = store_folder.resolve()
         self.run_batch = run_batch
         self.debounce = debounce
+        self.first_debounce = min(first_debounce, debounce)
         self.cooldown = cooldown
         self.state = WatchState()
         self._observer_factory = observer_factory or _default_observer
         self._observer: Any = None
         self._cond = threading.Condition()
         self._paths: dict[str, float] = {}  # rel path -> time of its last event
+        self._since = 0.0  # when the first event of the pending batch came
         self._full = False
         self._written: dict[str, float] = {}  # rel path -> when a batch last wrote it
         self._stop = False
@@ -134,8 +143,7 @@ class StoreWatcher:
     def request_full_pass(self) -> None:
         with self._cond:
             self._full = True
-            self._paths.setdefault("", time.monotonic())
-            self.state.pending = len(self._paths)
+            self._note("", time.monotonic(), keep=True)
             self._cond.notify_all()
 
     def event(self, path: str) -> None:
@@ -159,9 +167,18 @@ class StoreWatcher:
         except (ValueError, OSError):
             return
         with self._cond:
-            self._paths[rel] = time.monotonic()
-            self.state.pending = len(self._paths)
+            self._note(rel, time.monotonic())
             self._cond.notify_all()
+
+    def _note(self, rel: str, now: float, keep: bool = False) -> None:
+        """Record an event of `rel` (under the lock); `keep`: an earlier time stays."""
+        if not self._paths:
+            self._since = now
+        if keep:
+            self._paths.setdefault(rel, now)
+        else:
+            self._paths[rel] = now
+        self.state.pending = len(self._paths)
 
     # -- batches -------------------------------------------------------------------------
 
@@ -169,7 +186,11 @@ class StoreWatcher:
         """Seconds until the pending batch may run (0: now), None when nothing is pending."""
         if not self._paths:
             return None
-        quiet = max(self._paths.values()) + self.debounce - now
+        last = max(self._paths.values())
+        # One save's events arrive together: a short wait. Events that keep coming past
+        # it are a stream (a copy, a checkout): wait for the longer quiet.
+        streaming = last - self._since >= self.first_debounce
+        quiet = last + (self.debounce if streaming else self.first_debounce) - now
         hot = 0.0 if self._full else max(
             (self._written.get(p, -1e9) + self.cooldown - now for p in self._paths),
             default=0.0)
@@ -199,14 +220,14 @@ class StoreWatcher:
             if self.root.is_dir():
                 self._watch()
                 self._full = True
-                self._paths.setdefault("", now)
+                self._note("", now, keep=True)
         elif not self.root.is_dir():
             self._unwatch()
             self.state.mode = "root missing"
         elif self.state.mode.startswith("rescanning") and not self._paths and \
                 now - self._last_pass > RESCAN_SECONDS:
             self._full = True
-            self._paths.setdefault("", now)
+            self._note("", now, keep=True)
 
     def _apply(self, paths: list[str] | None) -> None:
         started = time.monotonic()
@@ -217,7 +238,7 @@ class StoreWatcher:
             self.state.last_error = f"{type(exc).__name__}: {exc}"
             with self._cond:
                 for rel in paths if paths is not None else [""]:
-                    self._paths.setdefault(rel, time.monotonic())
+                    self._note(rel, time.monotonic(), keep=True)
                 self._full = self._full or paths is None
                 self._retry_at = time.monotonic() + RETRY_SECONDS
                 self.state.pending = len(self._paths)

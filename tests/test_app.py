@@ -237,6 +237,37 @@ def test_a_huge_body_is_refused(served: Served) -> None:
     _assert_alive(served)
 
 
+def test_a_huge_chunked_body_is_413_everywhere(served: Served) -> None:
+    """Without Content-Length the limit is met while reading: /api answered 400 (#25)."""
+    def chunks() -> Iterator[bytes]:
+        yield b'{"query": "'
+        for _ in range(MAX_BODY // (1 << 16) + 1):
+            yield b"x" * (1 << 16)
+        yield b'"}'
+
+    for path, headers in (("/api/search", served.api), ("/api/index", served.api),
+                          ("/mcp", served.session)):
+        answer = served.client.post(path, content=chunks(), headers=headers)
+        assert answer.status_code == 413, (path, answer.text)
+        assert "too large" in answer.text or "larger than" in answer.text
+    _assert_alive(served)
+
+
+def test_read_of_the_stores_own_file_is_refused(served: Served) -> None:
+    for target in (".semlith/store.db", "store.db", "retrypolicy"):
+        text, failed = _call_tool(served, "semlith_read", {"target": target})
+        assert failed and "neither an indexed file nor a symbol" in text, (target, text)
+    text, failed = _call_tool(served, "semlith_read", {"target": "RetryPolicy"})
+    assert not failed and "net/retry.py" in text
+
+
+def test_a_forget_of_star_says_nothing_matched(served: Served) -> None:
+    text, failed = _call_tool(served, "semlith_forget", {"path": "*"})
+    assert failed and "'*' matches no indexed file of store 'proj'" in text
+    files, _ = _call_tool(served, "semlith_files", {})
+    assert files.startswith("[proj] 9 files")
+
+
 # -- fuzzing --------------------------------------------------------------------------
 
 JSON_VALUES = st.recursive(

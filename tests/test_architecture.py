@@ -38,8 +38,8 @@ SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM
 LAYERS = [
     ("foundation", ("semlith", "semlith.types", "semlith.graph_types", "semlith.activity",
                     "semlith.errors", "semlith.settings", "semlith.weights", "semlith.languages",
-                    "semlith.text", "semlith.roles",
-                    "semlith.private", "semlith.memory", "semlith.folders", "semlith.home")),
+                    "semlith.text", "semlith.roles", "semlith.private", "semlith.memory",
+                    "semlith.folders", "semlith.home", "semlith.oslock")),
     ("engine", ("semlith.store", "semlith.ingest", "semlith.embed", "semlith.grammars")),
     ("services", ("semlith.ranking", "semlith.search", "semlith.symbols", "semlith.indexer",
                   "semlith.graph", "semlith.edge_index",

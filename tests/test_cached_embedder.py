@@ -250,3 +250,40 @@ def test_the_real_model_gets_back_exactly_its_own_vectors(tmp_path: Path,
         assert np.array_equal(model.embed_documents(texts), fresh)  # bit for bit
         cache.close()
     assert (model.counts.cached, model.counts.embedded) == (2, 0)
+
+
+# -- what a person sees: the run summary and stats ------------------------------------------
+
+def test_the_summary_and_stats_say_how_many_vectors_came_from_the_cache(
+        tmp_path: Path, settings: Settings) -> None:
+    from click.testing import CliRunner
+
+    from semlith.cli import Env, main
+
+    def run(*args: str) -> str:
+        factory = with_vector_cache(lambda name: HashEmbedder(name), Settings.load())
+        result = CliRunner().invoke(main, list(args), obj=Env(embedder_factory=factory))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    first = run("index", str(copy_of(tmp_path, "clone-a")))
+    assert "from the vector cache" not in first
+    clone = copy_of(tmp_path, "clone-b")
+    library = LocalLibrary(settings, embedder_factory=with_vector_cache(
+        lambda name: HashEmbedder(name), settings))
+    report = library.index([str(clone)])
+    assert report.cached == report.chunks > 9
+    assert f"({report.chunks} chunks, {report.chunks} from the vector cache)" in \
+        report.summary()
+    (stats,) = library.stats(scope=Scope((str(clone / ".semlith"),)))
+    assert (stats.from_cache, stats.embedded) == (report.chunks, 0)
+    assert stats.vector_cache is not None and stats.vector_cache["entries"] == report.chunks
+    shown = run("stats", "--store", str(clone / ".semlith"))
+    assert f"cache      {report.chunks} chunks' vectors from the vector cache, 0 embedded" \
+        in shown
+    assert f"the cache holds {report.chunks} vectors" in shown
+    (clone / "net" / "retry.py").write_text("def brand_new_helper():\n    return 42\n")
+    again = library.index([str(clone)])
+    assert again.cached == 0 < again.chunks
+    (stats,) = library.stats(scope=Scope((str(clone / ".semlith"),)))
+    assert (stats.from_cache, stats.embedded) == (report.chunks, again.chunks)

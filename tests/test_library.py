@@ -276,3 +276,45 @@ def test_a_store_failing_mid_search_is_named_and_the_others_answer(
     finally:
         fleet.close()
         engine.close()
+
+
+# -- faults reported as faults (issue #25) --------------------------------------------
+
+@pytest.fixture
+def db_project(tmp_path: Path, settings: Settings) -> Path:
+    """A project whose one definition, `Db`, resembles the store's own `store.db`."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "Db.cs").write_text(
+        "public class Db\n{\n    public int Open() { return 1; }\n}\n")
+    library(settings).index([str(root)])
+    return root
+
+
+@pytest.mark.parametrize("target", [".semlith/store.db", "store.db", "db", "DB", "src/db",
+                                    "Other.Open", "Db.open"])
+def test_a_read_of_what_is_not_indexed_is_refused(db_project: Path, settings: Settings,
+                                                  target: str) -> None:
+    for agent in (False, True):
+        with pytest.raises(BadTarget, match="is neither an indexed file nor a symbol"):
+            library(settings, agent=agent).read(target, scope=Scope(("app",)))
+
+
+def test_a_read_by_the_exact_name_still_answers(db_project: Path, settings: Settings) -> None:
+    lib = library(settings, agent=True)
+    passage = lib.read("Db", scope=Scope(("app",)))
+    assert (passage.path, passage.symbol) == ("src/Db.cs", "Db")
+    assert lib.read("Db.Open", scope=Scope(("app",))).symbol == "Db.Open"
+    assert lib.read("src/Db.cs", scope=Scope(("app",))).lines[0] == "public class Db"
+
+
+@pytest.mark.parametrize("path", ["*", "src/*", "src/Nope.cs", "missing"])
+def test_a_forget_that_matches_nothing_is_an_error(db_project: Path, settings: Settings,
+                                                   path: str) -> None:
+    lib = library(settings)
+    with pytest.raises(BadTarget, match=r"matches no indexed file of store 'app'"):
+        lib.forget(str(db_project / path))
+    assert [f.path for f in lib.files(scope=Scope(("app",)))] == ["src/Db.cs"]
+    with pytest.raises(BadTarget, match="matches no indexed file"):
+        library(settings, agent=True).forget(path, store="app")
+    assert lib.forget(str(db_project / "src")) == 1

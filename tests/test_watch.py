@@ -295,3 +295,29 @@ def test_a_name_that_is_not_utf8_does_not_stop_the_watcher(watched: Watched) -> 
     watched.watcher.request_full_pass()
     eventually(lambda: "caf\\xe9.py" in watched.store.catalog.skipped())
     assert watched.watcher.state.last_error is None and watched.has("net/retry.py")
+
+
+# -- how long a batch waits (issue #25) ---------------------------------------------------
+
+def test_a_lone_save_waits_the_short_quiet_and_a_stream_the_long(tmp_path: Path) -> None:
+    """The wait is decided on the events' own times (no clock in the assertion)."""
+    watcher = StoreWatcher(tmp_path, tmp_path / ".semlith", lambda rels: IndexReport(),
+                           debounce=0.5, first_debounce=0.15, cooldown=3.0)
+    with watcher._cond:
+        for t in (100.0, 100.001, 100.002):  # one save: truncate, write, close
+            watcher._note("a.py", t)
+        assert watcher._due(100.002) == pytest.approx(0.15)
+        assert watcher._due(100.2) == 0.0
+        for t in (100.1, 100.2, 100.3):  # events that keep coming: a stream
+            watcher._note("b.py", t)
+        assert watcher._due(100.3) == pytest.approx(0.5)
+        assert watcher._due(100.5) == pytest.approx(0.3)
+        watcher._paths.clear()
+        watcher._note("c.py", 200.0)  # the next batch starts short again
+        assert watcher._due(200.0) == pytest.approx(0.15)
+
+
+def test_the_short_quiet_never_exceeds_the_debounce(tmp_path: Path) -> None:
+    watcher = StoreWatcher(tmp_path, tmp_path / ".semlith", lambda rels: IndexReport(),
+                           debounce=0.1)
+    assert watcher.first_debounce == 0.1

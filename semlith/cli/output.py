@@ -154,6 +154,8 @@ def stats(info: StoreStats) -> str:
         if name != "text":
             lines.append(f"{name + ' space':10} {space['model']} ({space['dim']} dimensions), "
                          f"{space['vectors']} vectors")
+    if info.from_cache or info.vector_cache:
+        lines.append(_cache_line(info))
     if info.withheld:
         w = info.withheld
         lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "
@@ -169,6 +171,18 @@ def stats(info: StoreStats) -> str:
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
+
+
+def _cache_line(info: StoreStats) -> str:
+    """How many of the store's vectors the machine-wide cache gave, and the cache itself."""
+    line = (f"cache      {info.from_cache} chunks' vectors from the vector cache, "
+            f"{info.embedded} embedded")
+    shared = info.vector_cache
+    if shared:
+        line += (f"; the cache holds {shared['entries']} vectors "
+                 f"({shared['bytes'] / 1e6:.1f} MB of {shared['max_bytes'] / 1e6:.0f} MB)"
+                 + (f", {shared['errors']} errors" if shared["errors"] else ""))
+    return line
 
 
 def _vector_side(shards: dict[str, Any], vectors: int) -> str:

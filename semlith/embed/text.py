@@ -186,3 +186,13 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     out: np.ndarray = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
     return out
+
+
+def embed_counting(model: Embedder, texts: Sequence[str]) -> tuple[np.ndarray, int]:
+    """Vectors for `texts`, and how many came without the model (a CachingEmbedder, with
+    its `embed_counted`, says; any other model embeds them all)."""
+    counted = getattr(model, "embed_counted", None)
+    if counted is None:
+        return model.embed_documents(texts), 0
+    done = counted(texts)
+    return done.vectors, int(done.cached)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from semlith.embed.cached import with_vector_cache
+from semlith.embed.cached import CachedModels, with_vector_cache
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import Embedder
@@ -27,9 +27,12 @@ class Engine:
         if embedder_factory is not None:
             self.pool = EmbedderPool(embedder_factory, cache=settings.perf)
         else:
+            embedder_factory = with_vector_cache(_fastembed(settings), settings)
             self.pool = EmbedderPool(
-                with_vector_cache(_fastembed(settings), settings), cache=settings.perf,
+                embedder_factory, cache=settings.perf,
                 query_factory=_fastembed(settings, threads=1) if settings.perf else None)
+        self.vector_cache = embedder_factory.cache \
+            if isinstance(embedder_factory, CachedModels) else None
         # Keyword lists run beside the query embedding (docs/performance.md, "query").
         self.executor = (ThreadPoolExecutor(2, thread_name_prefix="semlith-query")
                          if settings.perf else None)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from semlith import __version__
+from semlith.embed.prebuild import build_apart
 from semlith.errors import SemlithError, StoreLocked
 from semlith.home import REGISTRY, RegisteredStore, registered_stores
 from semlith.local.engine import Engine
@@ -119,6 +120,7 @@ class Fleet:
         """Load each store's model (documents and queries); run on a background thread."""
         try:
             for model in sorted({h.store.model for h in list(self.held.values())}):
+                build_apart(model, self.engine.settings)  # the build's memory stays there
                 self.engine.pool.for_queries(model)
         except Exception as exc:  # reported to every later search, and logged
             self.model_error = str(exc)

@@ -45,7 +45,9 @@ from semlith.scope import Known, Resolved, resolve, roots_holding
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
-from semlith.symbols import find_symbols
+from semlith.store.checks import cache_summary, vector_tally
+from semlith.store.checks import verify as verify_store
+from semlith.symbols import find_symbols, named_definition
 from semlith.types import (
     Answer,
     Definition,
@@ -185,9 +187,8 @@ class LocalLibrary(Installation):
                 elif corpus.file(path) is not None:
                     return file_passage(label, store, parsed, max_lines, include_image)
             if parsed.start is None and not parsed.absolute:
-                found = find_symbols(opened, target, limit=1)
-                if found:
-                    hit = found[0]
+                hit = named_definition(opened, target)
+                if hit is not None:
                     store = dict(opened)[hit.store]
                     passage = file_passage(hit.store, store, Target(
                         hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
@@ -218,11 +219,15 @@ class LocalLibrary(Installation):
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
         with self._reading(scope) as (opened, _):
             out = []
+            cache = self.engine.vector_cache
+            shared = None if cache is None else cache_summary(cache)
             for label, store in opened:
                 indexing, watch = self.source.describe(label)
                 info = store.stats()
-                out.append(StoreStats(**{**info, "name": label}, indexing=indexing,
-                                      watch=watch, served_by=self.source.served_by))
+                out.append(StoreStats(**{**info, **vector_tally(store), "name": label},
+                                      indexing=indexing,
+                                      watch=watch, served_by=self.source.served_by,
+                                      vector_cache=shared))
             return out
 
     def stores(self) -> list[StoreEntry]:
@@ -253,7 +258,8 @@ class LocalLibrary(Installation):
     def index(self, paths: Sequence[str] = (), *, store: str | None = None,
               model: str | None = None, backend: str | None = None,
               time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
+              on_skip: OnSkip | None = None, allow_system: bool = False,
+              verify: bool = False) -> IndexReport:
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target, model, backend, allow_system)
         with self.source.writing(target.folder, create) as (label, opened):
@@ -265,10 +271,12 @@ class LocalLibrary(Installation):
             self._refuse_mirror(opened)
             skip = None if on_skip is None else (
                 lambda s: on_skip(s.rel, str(s.reason), s.detail))
+            verified = verify_store(opened) if verify else {}
             track = self.engine.runs.start(label, str(opened.root),
                                            "agent" if self.agent else "index")
             report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
                                on_progress=on_progress, on_skip=skip, track=track)
+            report.verified = verified
             report.store, report.created = label, create is not None and create.called
             report.by_daemon = self.source.served_by
             return report
@@ -328,14 +336,19 @@ class LocalLibrary(Installation):
     def forget(self, path: str, *, store: str | None = None) -> int:
         target = self._target([path], store)
         (resolved,) = target.paths
-        with self.source.writing(target.folder, None) as (_, opened):
+        with self.source.writing(target.folder, None) as (label, opened):
             self._refuse_mirror(opened)
             try:
                 rel = resolved.relative_to(opened.root.resolve()).as_posix()
             except ValueError:
                 raise BadTarget(f"{path!r} is outside the store's root "
                                 f"{str(opened.root)!r}") from None
-            return opened.forget(rel)
+            removed = opened.forget(rel)
+            if not removed:  # "forgot 0 files" read as success (issue #25)
+                raise BadTarget(f"{path!r} matches no indexed file of store {label!r} "
+                                "(paths are taken literally, not as patterns); "
+                                "semlith_files lists them")
+            return removed
 
 
 def _listed_here(opened: Opened, what: str) -> None:

@@ -29,6 +29,14 @@ from semlith.types import Filters, Progress, Scope
 PROGRESS_EVERY_S = 0.25  # progress lines sent to the CLI at most this often
 
 
+class TooLarge(BadRequest):
+    """A body past the size limit (answered 413)."""
+
+
+def _status(exc: Exception) -> int:
+    return 413 if isinstance(exc, TooLarge) else 400
+
+
 def _error(exc: Exception) -> dict[str, str]:
     return {"error": str(exc), "kind": type(exc).__name__}
 
@@ -36,8 +44,8 @@ def _error(exc: Exception) -> dict[str, str]:
 async def _body(request: Request) -> dict[str, Any]:
     try:
         raw = await request.body()
-    except BodyTooLarge:
-        raise BadRequest("the request body is too large") from None
+    except BodyTooLarge as exc:  # a chunked body past the Guard's limit: 413, like /mcp
+        raise TooLarge(f"the request body is larger than {exc.args[0]} bytes") from None
     try:
         body = json.loads(raw or b"{}")
     except RecursionError:
@@ -152,7 +160,7 @@ def library_route(library: Library, name: str,
             result = await anyio.to_thread.run_sync(lambda: call(library, body),
                                                     limiter=limiter)
         except (SemlithError, ValueError, TypeError, PermissionError) as exc:
-            return JSONResponse(_error(exc), status_code=400)
+            return JSONResponse(_error(exc), status_code=_status(exc))
         return JSONResponse(format(result))
     endpoint.__name__ = f"api_{name}"
     return endpoint
@@ -169,8 +177,9 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             budget = _optional(body, "time_budget", (int, float))
             skips = bool(_get(body, "skips", bool, False))
             allow_system = bool(_get(body, "allow_system", bool, False))
+            verify = bool(_get(body, "verify", bool, False))
         except BadRequest as exc:
-            return JSONResponse(_error(exc), status_code=400)
+            return JSONResponse(_error(exc), status_code=_status(exc))
         lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         last = [0.0]
 
@@ -184,7 +193,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
             try:
                 report = library.index(
                     paths, store=store, model=model, backend=backend, time_budget=budget,
-                    on_progress=progress, allow_system=allow_system,
+                    on_progress=progress, allow_system=allow_system, verify=verify,
                     on_skip=(lambda *skip: lines.put({"skip": list(skip)})) if skips else None)
                 lines.put({"report": report.as_json()})
             except (SemlithError, ValueError, TypeError, PermissionError, OSError) as exc:

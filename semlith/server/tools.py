@@ -252,6 +252,8 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
                        + (f" ({info.pending_chunks} not embedded yet)"
                           if info.pending_chunks else "") + ", model "
                        f"{info.model}, indexing {info.indexing}"
+                       + (f", {info.from_cache} chunks from the vector cache"
+                          if info.from_cache else "")
                        + (f", vectors in {info.shards['backend']}"
                           if "backend" in info.shards else ""))
             if info.watch:

@@ -1,7 +1,8 @@
 """One store on disk: catalog, vector shards, exact sidecar, writer lock."""
 
 from semlith.store.catalog import ChunkRow, FileRecord
+from semlith.store.checks import count_vectors
 from semlith.store.store import Store
 from semlith.types import ChunkRecord
 
-__all__ = ["ChunkRecord", "ChunkRow", "FileRecord", "Store"]
+__all__ = ["ChunkRecord", "ChunkRow", "FileRecord", "Store", "count_vectors"]

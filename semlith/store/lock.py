@@ -16,44 +16,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from semlith.errors import StoreLocked
+from semlith.oslock import try_lock as _try_lock
+from semlith.oslock import unlock as _unlock
 from semlith.private import private_opener
 
 LOCK_NAME = "index.lock"
-# Windows locks byte ranges; lock one far past the holder info so others can still read it.
-_WIN_LOCK_OFFSET = 1 << 20
-
-
-def _try_lock(handle: IO[bytes]) -> bool:
-    if sys.platform == "win32":
-        import msvcrt
-
-        handle.seek(_WIN_LOCK_OFFSET)
-        try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-    import fcntl
-
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
-def _unlock(handle: IO[bytes]) -> None:
-    if sys.platform == "win32":
-        import msvcrt
-
-        handle.seek(_WIN_LOCK_OFFSET)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
 def describe_holder(info: dict[str, Any]) -> str:
     """'pid 123 (semlith index .), started 2026-11-30 09:15:02' from a holder record."""
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(info.get("started", 0))))

@@ -31,7 +31,11 @@ import numpy as np
 import xxhash
 
 from semlith.errors import BackendError, ModelError
+from semlith.store.milvus_check import has_deep_rows, local_ids, query_rows
 from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
+from semlith.store.milvus_dirs import CAPACITY as DIRS_CAPACITY
+from semlith.store.milvus_dirs import DEEP, path_dirs
+from semlith.store.milvus_dirs import ENTRY_MAX as DIRS_ENTRY_MAX
 from semlith.store.milvus_target import (
     MilvusTarget,
     like_pattern,
@@ -91,6 +95,8 @@ class MilvusSpace:
         # so rows are inserted (an upsert checks each key against every segment: on the
         # lite engine 650 -> 150 rows/s by 550k rows). Any later write upserts.
         self.first_load = False
+        self.has_dirs = True  # the collection's rows carry `dirs` (milvus_dirs.py)
+        self._deep = False  # a row of this repo is too deep for `dirs` (found on open)
         try:
             self._ensure_collection()
         except BaseException:
@@ -105,8 +111,10 @@ class MilvusSpace:
 
     def _ensure_collection(self) -> None:
         if self._call("has_collection", "has_collection", self.name):
-            found = self._call("describe", "describe_collection", self.name).get(
-                "description", "")
+            described = self._call("describe", "describe_collection", self.name)
+            found = described.get("description", "")
+            # A collection made before the field keeps its LIKE filters (issue #25).
+            self.has_dirs = any(f.get("name") == "dirs" for f in described.get("fields", []))
             if found != self.description:
                 raise ModelError(
                     f"Milvus collection {self.name!r} holds {found or 'other data'!r},"
@@ -117,6 +125,7 @@ class MilvusSpace:
         else:
             self._create()
         self._call("load", "load_collection", self.name)
+        self._deep = has_deep_rows(self)  # one scan at open: filters skip the LIKE then
 
     def _create(self) -> None:
         """Create the collection; another indexer creating it at the same time wins."""
@@ -137,6 +146,8 @@ class MilvusSpace:
         schema.add_field("pk", DataType.INT64, is_primary=True)
         schema.add_field("repo", DataType.VARCHAR, max_length=1024)
         schema.add_field("path", DataType.VARCHAR, max_length=PATH_MAX)
+        schema.add_field("dirs", DataType.ARRAY, element_type=DataType.VARCHAR,
+                         max_capacity=DIRS_CAPACITY, max_length=DIRS_ENTRY_MAX)
         schema.add_field("local_id", DataType.INT64)
         schema.add_field("ordinal", DataType.INT64)
         schema.add_field("start_line", DataType.INT64)
@@ -205,12 +216,23 @@ class MilvusSpace:
     def _row(self, e: ChunkExport, vector: np.ndarray) -> dict[str, Any]:
         repo = self.target.repo
         return {"pk": chunk_key(repo, e.path, e.ordinal, e.text), "repo": repo,
-                "path": _clip(e.path, PATH_MAX), "local_id": e.id, "ordinal": e.ordinal,
+                "path": _clip(e.path, PATH_MAX), **self._dirs(e.path), "local_id": e.id,
+                "ordinal": e.ordinal,
                 "start_line": e.start_line, "end_line": e.end_line, "lang": e.lang[:128],
                 "ext": e.ext[:128], "kind": e.kind[:128], "symbol": _clip(e.symbol, 1024),
                 "content_hash": xxhash.xxh64_hexdigest(e.text.encode("utf-8", "replace")),
                 "text": _clip(e.text), "words": _clip(f"{e.idents}\n{e.text}"),
                 "dense": vector.tolist()}
+
+    def _dirs(self, path: str) -> dict[str, list[str]]:
+        if not self.has_dirs:
+            return {}
+        runs = path_dirs(path)
+        self._deep = self._deep or runs == [DEEP]
+        return {"dirs": runs}
+
+    def _filter(self, filters: Filters | None) -> str:
+        return milvus_filter(self.target.repo, filters, dirs=self.has_dirs, deep=self._deep)
 
     def remove(self, ids: np.ndarray) -> None:
         """Delete this repo's rows of `ids` (acknowledged when this returns)."""
@@ -242,20 +264,11 @@ class MilvusSpace:
         if clean or self.reader:  # a mirror's catalog holds no chunks: nothing to compare
             return {}, []
         live = {int(i) for i in live_ids()}
-        held = set(self._local_ids())
+        held = set(local_ids(self))
         extra = sorted(held - live)
         if extra:
             self.remove(np.asarray(extra, dtype=np.uint64))
         return {"milvus_rows_removed": len(extra)}, sorted(live - held)
-
-    def _local_ids(self) -> Iterable[int]:
-        iterator = self._call("query", "query_iterator", self.name, batch_size=1000,
-                              filter=self._repo, output_fields=["local_id"])
-        try:  # each page is a call of its own (the iterator keeps the write timeout)
-            while batch := self._guarded("query", Budget.WRITE, lambda c, t: iterator.next()):
-                yield from (int(r["local_id"]) for r in batch)
-        finally:
-            iterator.close()
 
     def maybe_compact(self, live_count: Callable[[int], int],
                       live_ids: Callable[[], Iterable[int]]) -> None:
@@ -295,17 +308,17 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            for r in self._call("query", "query", self.name, budget=Budget.READ,
-                                filter=f"{self._repo} and local_id in {batch}",
-                                output_fields=list(_RECORD)):
+            for r in query_rows(self, budget=Budget.READ,
+                                 filter=f"{self._repo} and local_id in {batch}",
+                                 output_fields=list(_RECORD)):
                 out[int(r["local_id"])] = _record(r)
         return out
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
-        rows = self._call("query", "query", self.name, budget=Budget.READ,
-                          filter=f"{self._repo} and path == {literal(path)}",
-                          output_fields=list(_RECORD), limit=limit)
+        rows = query_rows(self, budget=Budget.READ,
+                           filter=f"{self._repo} and path == {literal(path)}",
+                           output_fields=list(_RECORD), limit=limit)
         return sorted((_record(r) for r in rows),
                       key=lambda r: (r.start_line, r.ordinal))
 
@@ -315,10 +328,10 @@ class MilvusSpace:
         symbol list: the catalog's definitions table is on the indexer's machine)."""
         suffixes = " or ".join(f"symbol like {literal(sep + like_pattern(name))}"
                                for sep in ("%.", "%::"))
-        expr = (f"{milvus_filter(self.target.repo, filters)} and (symbol == {literal(name)}"
+        expr = (f"{self._filter(filters)} and (symbol == {literal(name)}"
                 f" or {suffixes})")
-        rows = self._call("query", "query", self.name, filter=expr, budget=Budget.READ,
-                          output_fields=list(_RECORD), limit=limit)
+        rows = query_rows(self, filter=expr, budget=Budget.READ,
+                           output_fields=list(_RECORD), limit=limit)
         return [_record(r) for r in rows]
 
     def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -327,9 +340,8 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             batch = values[start:start + ID_BATCH]
-            rows = self._call("query", "query", self.name,
-                              filter=f"{self._repo} and local_id in {batch}",
-                              output_fields=["local_id", "dense"])
+            rows = query_rows(self, filter=f"{self._repo} and local_id in {batch}",
+                               output_fields=["local_id", "dense"])
             found.update((int(r["local_id"]), r["dense"]) for r in rows)
         mask = np.array([v in found for v in values], dtype=bool)
         vectors = np.array([found[v] for v in values if v in found], dtype=np.float32)
@@ -342,7 +354,7 @@ class MilvusSpace:
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
-        expr = milvus_filter(self.target.repo, filters)
+        expr = self._filter(filters)
         if allowlist is not None:
             expr += f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
@@ -356,7 +368,7 @@ class MilvusSpace:
         """BM25 top `k` (local id, score) of this repo's rows for `text`, within `filters`."""
         if not text.strip():
             return []
-        expr = milvus_filter(self.target.repo, filters)
+        expr = self._filter(filters)
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[text], anns_field="sparse", limit=k, filter=expr,
                                      output_fields=["local_id"],

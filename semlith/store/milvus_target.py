@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from semlith.errors import BackendError
 from semlith.languages import resolve_language
+from semlith.store.milvus_dirs import DEEP, dirs_key
 from semlith.store.query import path_globs, split_negated
 from semlith.types import Filters
 
@@ -111,14 +112,17 @@ def literal(value: str | Sequence[str]) -> str:
     return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
 
 
-def milvus_filter(repo: str, filters: Filters | None) -> str:
+def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False,
+                  deep: bool = True) -> str:
     """`filters` as a Milvus filter expression over this repo's rows.
 
     The same meaning as `semlith.store.query.Selection`: `--path` globs match anywhere
     unless anchored with `/`, folders match inside; `!` excludes. Glob `*` and `?` become
     LIKE's `%` and `_` (a literal `_` is escaped; a literal `%` stays a wildcard: the
     engine has no escape for it); a bracket class (`[ab]`) has no LIKE form and is
-    refused.
+    refused. With `dirs` (the collection has the field: store/milvus_dirs.py) a literal
+    pattern is an array lookup instead of a LIKE scan; `deep` (some row is too deep for
+    the array) keeps the LIKE beside it for those rows, which costs the scan again.
     """
     clauses = [f"repo == {literal(repo)}"]
     if filters is None:
@@ -126,8 +130,10 @@ def milvus_filter(repo: str, filters: Filters | None) -> str:
     inc, exc = split_negated(filters.paths)
     for group, negate in ((inc, False), (exc, True)):
         if group:
-            likes = [f"path like {literal(like_pattern(g))}" for p in group for g in path_globs(p)]
-            clauses.append(f"{'not ' if negate else ''}({' or '.join(likes)})")
+            # `not array_contains(...)` is an "unsupported expr proto node" on milvus-lite
+            # 2.5.1: an exclusion stays a LIKE.
+            tests = [_path_test(p, dirs and not negate, deep) for p in group]
+            clauses.append(f"{'not ' if negate else ''}({' or '.join(tests)})")
     inc, exc = split_negated(filters.exts)
     for group, op in ((inc, "in"), (exc, "not in")):
         if group:
@@ -137,6 +143,19 @@ def milvus_filter(repo: str, filters: Filters | None) -> str:
         if group:
             clauses.append(f"lang {op} {literal([resolve_language(v).name for v in group])}")
     return " and ".join(clauses)
+
+
+def _path_test(pattern: str, dirs: bool, deep: bool) -> str:
+    """One `--path` as an expression: a `dirs` lookup when it can be one, else LIKEs."""
+    likes = " or ".join(f"path like {literal(like_pattern(g))}" for g in path_globs(pattern))
+    key = dirs_key(pattern) if dirs else None
+    if key is None:
+        return likes
+    found = f"array_contains(dirs, {literal(key)})"
+    # The engine evaluates both sides of an `or` on every row: the LIKE for deep rows
+    # costs its scan again, so it is there only when the repo has such a row.
+    return f"{found} or (array_contains(dirs, {literal(DEEP)}) and ({likes}))" if deep \
+        else found
 
 
 def like_pattern(glob: str) -> str:

@@ -26,6 +26,7 @@ from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
 from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus_check import local_ids
 from semlith.store.milvus_target import MilvusTarget, milvus_filter
 from semlith.types import Filters, Scope
 from tests.conftest import RecordingFactory
@@ -70,7 +71,7 @@ def _indexed(tmp_path: Path, settings: Settings, backend: str,
 def _rows(store: Store) -> tuple[int, set[int]]:
     """(rows of the store's repo in Milvus, their local ids)."""
     assert store.vectors is not None
-    ids = set(store.vectors._local_ids())
+    ids = set(local_ids(store.vectors))
     return store.vectors.stats()["exact_records"], ids
 
 
@@ -460,3 +461,89 @@ def test_a_mirror_searches_a_repo_without_its_files(tmp_path: Path, settings: Se
         assert store.vectors.stats()["exact_records"] == 15
         with pytest.raises(PermissionError, match="only its own indexer"):
             store.vectors.remove(np.array([1], np.uint64))
+
+
+# -- --path filters as `dirs` lookups (issue #25) -------------------------------------------
+
+DEEP_PATH = "/".join(f"d{i}" for i in range(60)) + "/bottom.py"  # too deep for the array
+
+
+def test_dirs_filters_select_what_the_local_engine_selects(tmp_path: Path, settings: Settings,
+                                                           backend: str) -> None:
+    from semlith.store.milvus_dirs import DEEP, dirs_key, path_dirs
+    from semlith.store.query import Selection, selected_ids
+
+    assert path_dirs(DEEP_PATH) == [DEEP]
+    assert dirs_key("src/net/") == "src/net" and dirs_key("/src") == "/src"
+    assert dirs_key("a/b/c/d/e") is None and dirs_key("src/*.py") is None
+    root = tmp_path / "tree"
+    for rel in ["src/net/retry.py", "src/net/sub/deep.py", "lib/src/net/copy.py",
+                "net/top.py", "docs/net", "src/netlike/x.py", "a_b/c.py", DEEP_PATH]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"def f():\n    return {rel!r}\n")
+    library = _library(settings)
+    library.index([str(root)], model="test-hash", backend=backend)
+    store = Store.open(root / ".semlith", settings=settings)
+    try:
+        assert store.vectors is not None and store.vectors.has_dirs and store.vectors._deep
+        # Without a deep row in the repo, a literal --path is the lookup alone.
+        assert milvus_filter("r", Filters(paths=("src",)), dirs=True, deep=False) == \
+            'repo == "r" and (array_contains(dirs, "src"))'
+        paths = {int(i): p for i, p in store.catalog.db.execute(
+            "SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")}
+        query = np.ones(store.dim, np.float32) / np.sqrt(store.dim)
+        for pattern in ["src/net", "/src/net", "net", "/net", "net/", "src", "docs/net",
+                        "sub/deep.py", "retry.py", "d3/d4", "/d0/d1", "bottom.py",
+                        "d10/d11/d12/d13/d14", "src/*.py", "a_b"]:
+            filters = Filters(paths=(pattern,))
+            local = {paths[int(i)] for i in selected_ids(store.catalog, Selection.of(filters))}
+            found = {paths[i] for i, _ in store.vectors.search(query, 100, filters=filters)}
+            assert found == local, pattern
+            assert ("array_contains" in milvus_filter("r", filters, dirs=True)) == \
+                (dirs_key(pattern) is not None), pattern
+        # An exclusion stays a LIKE (milvus-lite refuses `not array_contains`, and any
+        # `not`: `!` patterns fail on lite either way; docs/scale-out.md).
+        assert "array_contains" not in milvus_filter("r", Filters(paths=("!src",)),
+                                                     dirs=True)
+    finally:
+        store.close()
+        library.close()
+
+
+def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
+        tmp_path: Path, settings: Settings, backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`semlith index --verify`: the rows against the catalog, repaired (issue #25)."""
+    import semlith.store.milvus_check
+
+    monkeypatch.setattr(semlith.store.milvus_check, "PAGE", 7)  # rows read in many pages
+    library, root = _indexed(tmp_path, settings, backend)
+    store = Store.open(root / ".semlith", settings=settings, writable=True)
+    try:
+        space = store.vectors
+        assert space is not None
+        live = sorted(_catalog_ids(store))
+        lost, doubled = live[:3], live[3]
+        space.remove(np.asarray(lost, np.uint64))  # acknowledged, then lost
+        (export,) = space._rows([doubled])
+        vector = space.fetch(np.asarray([doubled], np.uint64))[1][0]
+        twin = {**space._row(export, vector), "pk": 1}  # the same chunk under another key
+        stray = {**space._row(export, vector), "pk": 2, "local_id": max(live) + 1000}
+        space._call("upsert", "upsert", space.name, [twin, stray])
+    finally:
+        store.close()
+    report = library.index([str(root)], verify=True)
+    assert report.verified == {"milvus_rows_checked": len(live) - 3 + 2,
+                               "milvus_rows_removed": 3, "milvus_rows_missing": 4,
+                               "chunks_redone": 4}
+    assert report.indexed >= 2 and "verified: milvus rows checked" in report.summary()
+    store = Store.open(root / ".semlith", settings=settings)
+    try:
+        count, ids = _rows(store)
+        assert ids == _catalog_ids(store) and count == len(ids)  # none lost, none doubled
+    finally:
+        store.close()
+    again = library.index([str(root)], verify=True)
+    assert again.verified["milvus_rows_removed"] == again.verified["chunks_redone"] == 0
+    assert again.indexed == 0
+    library.close()

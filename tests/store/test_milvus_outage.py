@@ -25,6 +25,7 @@ from semlith.home import registered_stores
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
 from semlith.settings import Settings
+from semlith.store.milvus_check import local_ids
 from semlith.types import Answer, Scope
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith
@@ -174,7 +175,7 @@ def test_an_index_run_while_down_stops_and_the_next_one_completes(
     assert hits and hits[0].path == "added.py"
     store = daemon.fleet.held["remote"].store  # nothing committed that Milvus lacks
     assert store.vectors is not None and store.stats()["pending_files"] == 0
-    rows = set(store.vectors._local_ids())
+    rows = set(local_ids(store.vectors))
     assert rows == {int(i) for i in store.catalog.vector_ids("text")}
     assert store.vectors.stats()["exact_records"] == len(rows) == store.catalog.chunk_count()
 
