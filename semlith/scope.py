@@ -115,8 +115,9 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
             if above is not None:
                 return [Known(_name_of(above), above)]
     names = ", ".join(k.name for k in known) or "none yet"
-    raise UnknownStore(f"{selector!r} is neither a store name, a store folder, nor a folder "
-                       f"inside an indexed root; the stores are: {names}")
+    also = ' (or "*" for all)' if registered_only else \
+        ' (or a store folder, a folder inside an indexed root, or "*" for all)'
+    raise UnknownStore(f"unknown store {selector}; stores: {names}{also}")
 
 
 def _around(near: list[Path], known: list[Known], registered_only: bool) -> list[Known]:

@@ -26,6 +26,7 @@ ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.errors",
            "semlith.ingest.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
+                                           "semlith.server.arguments",
                                            "semlith.server.jsonrpc")}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
                  r"|CREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL))\b|\.execute(many)?\(", re.I)

@@ -88,7 +88,7 @@ def test_a_store_is_named_by_name_project_store_folder_or_a_folder_inside(
 
 def test_an_unknown_store_lists_the_valid_ones(two: tuple[Path, Path],
                                               settings: Settings) -> None:
-    with pytest.raises(UnknownStore, match="the stores are: proj, other"):
+    with pytest.raises(UnknownStore, match="unknown store nope; stores: proj, other"):
         library(settings, agent=True).search("x", scope=Scope(("nope",)))
 
 
