@@ -151,8 +151,25 @@ class _Registry:
         return register
 
     def server(self) -> MCPServer:
-        return MCPServer("semlith", version=__version__, instructions=INSTRUCTIONS,
-                         log_level="WARNING", tools=self.tools)
+        server = MCPServer("semlith", version=__version__, instructions=INSTRUCTIONS,
+                           log_level="WARNING", tools=self.tools)
+        _serve_only_tools(server)
+        return server
+
+
+# The SDK registers prompt and resource handlers on every MCPServer and advertises a
+# capability for each registered handler; semlith has neither, and clients that saw the
+# capabilities listed two empty sets (issue #23). The SDK offers no way to unregister
+# a handler, so they leave its table here; tests/test_protocol.py notices if that stops
+# working. Unserved, the methods answer "method not found".
+UNSERVED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list",
+            "resources/read", "resources/subscribe", "resources/unsubscribe")
+
+
+def _serve_only_tools(server: MCPServer) -> None:
+    handlers = server._lowlevel_server._request_handlers
+    for method in UNSERVED:
+        handlers.pop(method, None)
 
 
 def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) -> MCPServer:
