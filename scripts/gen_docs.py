@@ -30,7 +30,7 @@ def cli_reference() -> str:
     names = ["", *sorted(main.list_commands(ctx))]  # type: ignore[attr-defined]
     for name in names:
         args = [name, "--help"] if name else ["--help"]
-        out = runner.invoke(main, args, terminal_width=88).output
+        out = runner.invoke(main, args, prog_name="semlith", terminal_width=88).output
         parts.append(f"## `semlith {name}`\n" if name else "## `semlith`\n")
         parts.append(f"```text\n{out.rstrip()}\n```\n")
     return "\n".join(parts)

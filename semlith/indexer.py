@@ -265,7 +265,7 @@ class Indexer:
                     or not self._copy(item):  # an unchanged file is here to be re-cut
                 left.append(item)
             else:
-                report.moved += 1
+                report.copied += 1
         with catalog.transaction() as db:
             report.removed += catalog.delete_files(db, list(self._vanished))
         self.store.checkpoint()

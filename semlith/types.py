@@ -14,6 +14,11 @@ from typing import Any, TypeVar, cast
 T = TypeVar("T")
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 file', '2 files', '0 files': a count and its noun, plural unless n is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def from_json(cls: type[T], data: dict[str, Any]) -> T:
     """Rebuild a value type from its `as_json()` (unknown keys are ignored, so an older
     client reads a newer daemon's answers)."""
@@ -260,7 +265,8 @@ class IndexReport(Value):
     unchanged: int = 0
     skipped: int = 0
     removed: int = 0
-    moved: int = 0  # renamed or copied without embedding
+    moved: int = 0  # renamed without embedding
+    copied: int = 0  # a copy of an indexed file, given its chunks without embedding
     interrupted: bool = False  # the previous run stopped before it finished
     resumed: int = 0  # files that run had finished already
     chunks: int = 0  # chunks embedded
@@ -282,17 +288,20 @@ class IndexReport(Value):
                  f"{self.skipped} skipped", f"{self.removed} removed"]
         if self.moved:
             parts.append(f"{self.moved} moved")
-        line = ", ".join(parts) + f" ({self.chunks} chunks) in {self.seconds:.1f} s"
+        if self.copied:
+            parts.append(f"{self.copied} copied")
+        line = ", ".join(parts) + f" ({counted(self.chunks, 'chunk')}) in {self.seconds:.1f} s"
         if self.rechunked:
-            line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
-                     "chunked differently now)")
+            line += (f"; re-chunked {counted(self.rechunked, 'unchanged file')} (their "
+                     "language is chunked differently now)")
         if self.rechecked:
-            line += (f"; redid {self.rechecked} unchanged files that the secret rules now "
-                     "withhold or redact")
+            line += (f"; redid {counted(self.rechecked, 'unchanged file')} that the secret "
+                     "rules now withhold or redact")
         if self.interrupted:
-            line += f"; resumed an interrupted run ({self.resumed} files were already done)"
+            line += (f"; resumed an interrupted run ({counted(self.resumed, 'file')} "
+                     f"{'was' if self.resumed == 1 else 'were'} already done)")
         if self.pending:
-            line += f"; {self.pending} files still to do (run again to continue)"
+            line += f"; {counted(self.pending, 'file')} still to do (run again to continue)"
         return line
 
 

@@ -42,3 +42,22 @@ def test_quick_start_main_job_runs(tmp_path: Path) -> None:
         outputs.append(done.stdout)
     assert "indexed" in outputs[0]
     assert outputs[-1].splitlines()[0].startswith("net/retry.py:")
+
+
+def test_contributing_names_only_files_in_the_repository() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    assert "../" not in text  # nothing beside the checkout: a clone has only the repository
+    named = re.findall(r"`([\w.][\w./-]*)`", text) + re.findall(r"\]\(([^)#]+)\)", text)
+    paths = [n for n in named if n.endswith("/") or "/" in n
+             or re.search(r"\.(md|py|sh|toml|json|txt|ya?ml)$", n)]
+    assert len(paths) > 10
+    missing = [p for p in paths if not (ROOT / p).exists() and not (ROOT / "semlith" / p).exists()]
+    assert not missing, f"CONTRIBUTING.md names files the repository lacks: {missing}"
+
+
+def test_the_cli_reference_shows_the_command_people_type() -> None:
+    text = (ROOT / "docs" / "cli.md").read_text()
+    sections = re.findall(r"^## `(semlith[^`]*)`\n+```text\nUsage: ([^\[\n]*)", text, re.M)
+    assert len(sections) > 10
+    for title, usage in sections:
+        assert usage.strip() == title, (title, usage)

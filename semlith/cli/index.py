@@ -10,6 +10,7 @@ import click
 
 from semlith.cli import output
 from semlith.cli.base import errors, library, main, store_option
+from semlith.types import counted
 
 DEBOUNCE_HELP = "Seconds the tree must be quiet before changes are indexed."
 
@@ -79,7 +80,7 @@ def forget(ctx: click.Context, path: Path, store: str | None) -> None:
     """
     with errors():
         removed = library(ctx).forget(os.path.abspath(path), store=_store(store))
-    click.echo(f"forgot {removed} file{'s' if removed != 1 else ''}")
+    click.echo(f"forgot {counted(removed, 'file')}")
 
 
 @main.command()

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 import click
 
 from semlith.ingest.names import escape_name
-from semlith.types import Hit, Passage, Progress, StoreStats
+from semlith.types import Hit, Passage, Progress, StoreStats, counted
 
 EXCERPT_LINES = 3
 PLAIN_EVERY_S = 5.0  # a line this often when piped (a shorter run prints only its summary)
@@ -156,16 +156,16 @@ def stats(info: StoreStats) -> str:
                          f"{space['vectors']} vectors")
     if info.withheld:
         w = info.withheld
-        lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "
-                     f"{w['redacted_strings']} credential-shaped strings redacted in "
-                     f"{w['redacted_files']} files")
+        lines.append(f"withheld   {counted(w['secret_files'], 'secret file')} (`files "
+                     f"--skipped`), {counted(w['redacted_strings'], 'credential-shaped string')}"
+                     f" redacted in {counted(w['redacted_files'], 'file')}")
     if info.served_by:
         lines.append(f"daemon     served by pid {info.served_by}"
                      + (", indexing now" if info.indexing else ""))
     if info.watch:
         lines.append(f"           {info.watch_line}")
     if shards.get("disk_bytes", 0) > shards.get("budget_bytes", 0):
-        lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
+        lines.append(f"note       the shards ({_mb(shards['disk_bytes']):.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
@@ -177,8 +177,13 @@ def _vector_side(shards: dict[str, Any], vectors: int) -> str:
         return (f"backend    {shards['backend']}: {vectors} rows of repo {shards['repo']!r},"
                 f" {shards['collection_rows']} in collection {shards['collection']!r}")
     return (f"shards     {shards['shards']}, {shards['resident']} resident "
-            f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
-            "budget)")
+            f"({_mb(shards['resident_bytes']):.1f} MB of a {_mb(shards['budget_bytes']):.0f} "
+            "MB budget)")
+
+
+def _mb(size: int) -> float:
+    """Bytes in the MB of SEMLITH_INDEX_MEMORY (2**20 bytes): a 512 budget prints 512."""
+    return size / (1 << 20)
 
 
 def passage(p: Passage) -> str:

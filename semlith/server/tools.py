@@ -38,7 +38,7 @@ from semlith.ingest.names import escape_name
 from semlith.library import Library
 from semlith.server import answers
 from semlith.server.arguments import RuledTool
-from semlith.types import Filters, Scope
+from semlith.types import Filters, Scope, counted
 
 log = logging.getLogger("semlith.tools")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -254,8 +254,8 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
         """Stores served, their size, model, and whether indexing is running."""
         out = []
         for info in await call(library.stats, scope=await scope_of(ctx, stores)):
-            out.append(f"{info.name}: root {info.root}, {info.files} files "
-                       f"({info.pending_files} pending), {info.chunks} chunks"
+            out.append(f"{info.name}: root {info.root}, {counted(info.files, 'file')} "
+                       f"({info.pending_files} pending), {counted(info.chunks, 'chunk')}"
                        + (f" ({info.pending_chunks} not embedded yet)"
                           if info.pending_chunks else "") + ", model "
                        f"{info.model}, indexing {info.indexing}"
@@ -300,6 +300,6 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None) ->
     ) -> str:
         """Remove a file or folder from the index (files on disk are untouched)."""
         removed = await call(library.forget, path, store=_one_store(stores))
-        return f"forgot {removed} file{'s' if removed != 1 else ''}"
+        return f"forgot {counted(removed, 'file')}"
 
     return mcp.server()
