@@ -110,12 +110,18 @@ class Discovery:
 
 
 def pid_alive(pid: int) -> bool:
-    try:
-        import psutil
+    """Whether process `pid` still runs (an exited zombie does not). A process whose
+    status cannot be read is alive: macOS refuses the status of a process that is
+    exiting, and `semlith stop` used to return while the daemon was still shutting
+    down (issue #23)."""
+    import psutil
 
+    try:
         return bool(psutil.pid_exists(pid)) and psutil.Process(pid).status() != "zombie"
-    except Exception:  # noqa: BLE001 - psutil.NoSuchProcess, AccessDenied: treat as gone
+    except psutil.NoSuchProcess:  # gone, or a zombie (ZombieProcess is one)
         return False
+    except psutil.AccessDenied:
+        return True
 
 
 def read_discovery(home: Path) -> Discovery | None:

@@ -92,8 +92,10 @@ class Indexer:
                  on_progress: Callable[[Progress], None] | None = None,
                  on_skip: Callable[[Skipped], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 images: Callable[[], ImageModel] | None = None) -> None:
+                 images: Callable[[], ImageModel] | None = None,
+                 model_ready: Callable[[], bool] = lambda: False) -> None:
         self.store = store
+        self._model_ready = model_ready  # the factory returns at once: no "model" phase
         self._image_model = images or default_model(store)
         self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
@@ -424,7 +426,7 @@ class Indexer:
     def _embed_batch(self, pending: _Pending) -> int:
         """Embed the next batch of pending chunks, store their vectors, checkpoint."""
         n = min(self._pace.batch(), len(pending.ids))
-        if self._embedder is None:
+        if self._embedder is None and not self._model_ready():
             self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
         embedder = self.embedder  # loaded before the clock starts: loading is not speed
         started = self.clock()

@@ -22,7 +22,7 @@ def run_index(store: Store, pool: EmbedderPool, paths: Sequence[Path] = (), *,
     root = store.root
     scoped = [p for p in paths if p.resolve() != root.resolve()]
     indexer = Indexer(store, root, lambda: pool.get(store.model), on_progress=on_progress,
-                      on_skip=on_skip)
+                      on_skip=on_skip, model_ready=lambda: pool.has(store.model))
     try:
         return indexer.run(scoped, time_budget=time_budget)
     finally:
