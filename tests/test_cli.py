@@ -253,3 +253,12 @@ def test_a_copied_file_is_reported_as_copied(tree: Path) -> None:
     (tree / "net" / "retry.py").rename(tree / "retry_moved.py")
     moved = run("index").output
     assert "1 moved" in moved and "copied" not in moved, moved
+
+
+def test_a_catalog_that_is_not_sqlite_is_one_line_not_a_traceback(tree: Path) -> None:
+    run("index", "--quiet")
+    (tree / ".semlith" / "store.db").write_bytes(b"not a database" * 100)
+    result = run("stats")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().endswith("is not a semlith catalog (file is not a database)")
+    assert len(result.output.strip().splitlines()) == 1

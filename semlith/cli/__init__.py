@@ -2,12 +2,19 @@
 
 Commands live by topic: `search` (search, symbol, read), `index` (index, forget,
 watch), `info` (files, stats, stores, status, languages, models), `daemon` (serve,
-stop, key, mcp), `setup` (connecting an MCP client). Each imports only
-`semlith.library`, `semlith.types` and the CLI's own modules at the top; anything
-heavier is imported inside the command.
+stop, key, mcp), `setup` (connecting an MCP client), `doctor` (what is wrong, and the
+fix). Each imports only `semlith.library`, `semlith.types` and the CLI's own modules at
+the top; anything heavier is imported inside the command.
 """
 
-from semlith.cli import daemon, index, info, search, setup  # noqa: F401 - they register commands
+from semlith.cli import (  # noqa: F401 - they register commands
+    daemon,
+    doctor,
+    index,
+    info,
+    search,
+    setup,
+)
 from semlith.cli.base import Env, main
 
 __all__ = ["Env", "main"]

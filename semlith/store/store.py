@@ -16,6 +16,7 @@ are lost go back to pending, and trashed vector ids are removed.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from semlith.errors import BackendError, ModelError, StoreNotFound
+from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
@@ -201,19 +202,23 @@ class Store:
         """Open an existing store; `writable` takes the writer lock (or raises StoreLocked)."""
         if not (folder / CATALOG_NAME).exists():
             raise StoreNotFound(f"no semlith store at {str(folder)!r}")
-        if not writable:
-            cls._upgrade(folder, settings)
-        lock = WriterLock(folder, command).acquire() if writable else None
         try:
-            catalog = Catalog.open(folder / CATALOG_NAME, readonly=not writable)
-            store = cls(folder, catalog, settings, lock)
-            if lock is not None:
-                store._recover()
-            return store
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+            if not writable:
+                cls._upgrade(folder, settings)
+            lock = WriterLock(folder, command).acquire() if writable else None
+            try:
+                catalog = Catalog.open(folder / CATALOG_NAME, readonly=not writable)
+                store = cls(folder, catalog, settings, lock)
+                if lock is not None:
+                    store._recover()
+                return store
+            except BaseException:
+                if lock is not None:
+                    lock.release()
+                raise
+        except sqlite3.DatabaseError as exc:  # not SQLite at all: a traceback before
+            raise StoreCorrupt(f"{str(folder / CATALOG_NAME)!r} is not a semlith catalog "
+                               f"({exc})") from None
 
     @classmethod
     def _upgrade(cls, folder: Path, settings: Settings) -> None:
