@@ -277,6 +277,8 @@ class IndexReport(Value):
     seconds: float = 0.0
     store: str = ""  # the store's name
     created: bool = False  # the run created the store
+    renamed_from: str = ""  # the name it would have had, taken by `name_taken_by`
+    name_taken_by: str = ""  # the folder of the store that has that name
     by_daemon: int = 0  # the pid of the daemon that ran it, 0 when run here
 
     @property

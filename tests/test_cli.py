@@ -81,7 +81,8 @@ def test_missing_store_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(tmp_path)
     result = run("search", "anything")
     assert result.exit_code == 1
-    assert result.output.startswith("semlith: error: no semlith store")
+    assert result.output.startswith("semlith: error: no store indexes ")
+    assert "`semlith index DIR` creates one" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

@@ -55,6 +55,9 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model:
     if report.created and not report.by_daemon and not quiet:
         click.echo(f"note: created store {report.store!r}; `semlith serve` keeps it current "
                    "and serves it to agents", err=True)
+    if report.name_taken_by:
+        click.echo(f"note: the name {report.renamed_from!r} is taken (by "
+                   f"{report.name_taken_by}); this store is {report.store!r}", err=True)
     for rel in report.truncated:
         click.echo(f"note: {rel} has more chunks than the per-file cap; indexed up to it",
                    err=True)

@@ -34,7 +34,7 @@ from semlith.local.reads import (
     relative_to_root,
     with_symbol,
 )
-from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror
+from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
 from semlith.local.target import Creator, IndexTarget, index_target
 from semlith.locators import Target, parse_target
 from semlith.scope import Known, Resolved, resolve, roots_holding
@@ -211,7 +211,10 @@ class LocalLibrary(Installation):
               on_skip: OnSkip | None = None, allow_system: bool = False) -> IndexReport:
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target, model, backend, allow_system)
+        home = self.settings.home
+        was = {Path(e.folder).resolve(): e.name for e in registered_stores(home)}
         with self.source.writing(target.folder, create) as (label, opened):
+            taken = renamed(home, opened, was.get(target.folder.resolve()))
             if model and model != opened.model:
                 raise ModelError(f"store {str(target.folder)!r} was built with model "
                                  f"{opened.model!r}; a store keeps its model (asked for "
@@ -223,6 +226,7 @@ class LocalLibrary(Installation):
             report = run_index(opened, self.engine.pool, target.paths, time_budget=time_budget,
                                on_progress=on_progress, on_skip=skip)
             report.store, report.created = label, create is not None and create.called
+            report.renamed_from, report.name_taken_by = taken
             report.by_daemon = self.source.served_by
             return report
 

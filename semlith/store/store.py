@@ -106,6 +106,13 @@ class Store:
 
     exists = staticmethod(store_exists)  # whether a folder holds a (finished) store
 
+    def rename(self, name: str) -> None:
+        """Give the store another name (another store on the machine has this one)."""
+        self._require_writer()
+        with self.catalog.transaction():
+            self.catalog.set_meta("name", name)
+        self._name = name
+
     @classmethod
     def create_mirror(cls, folder: Path, *, backend: str, settings: Settings) -> Store:
         """A mirror of the repo `backend` names (`?repo=` is required): a store folder
