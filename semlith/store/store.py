@@ -110,6 +110,8 @@ class Store:
         """Give the store another name (another store on the machine has this one)."""
         self._require_writer()
         with self.catalog.transaction():
+            if self.catalog.meta("first_name") is None:
+                self.catalog.set_meta("first_name", self.name)
             self.catalog.set_meta("name", name)
         self._name = name
 
@@ -197,7 +199,9 @@ class Store:
         if backend is None:
             return
         engine = backend_for(backend)
-        wanted = engine.named(backend, model=self.model, repo=self.name)
+        # the name the store had when its rows were named (a rename does not move them)
+        repo = self.catalog.meta("first_name") or self.name
+        wanted = engine.named(backend, model=self.model, repo=repo)
         have = self._backend
         if not have or engine.identity(wanted) != engine.identity(have):
             raise BackendError(f"store {str(self.folder)!r} keeps its vectors in "
