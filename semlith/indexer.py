@@ -94,14 +94,12 @@ class Indexer:
                  clock: Callable[[], float] = time.monotonic,
                  images: Callable[[], ImageModel] | None = None,
                  model_ready: Callable[[], bool] = lambda: False) -> None:
-        self.store = store
-        self._model_ready = model_ready  # the factory returns at once: no "model" phase
+        self.store, self._model_ready = store, model_ready  # ready: no "model" phase
         self._image_model = images or default_model(store)
         self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
-
         self.on_progress = on_progress or (lambda p: None)
         self.on_skip = on_skip or (lambda s: None)
 

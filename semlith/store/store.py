@@ -29,7 +29,7 @@ from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
-from semlith.store.catalog import CATALOG_NAME, FORMAT_VERSION, Catalog, SpaceRecord
+from semlith.store.catalog import CATALOG_NAME, Catalog, SpaceRecord
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.exact import EXACT_NAME
 from semlith.store.locate import store_exists
@@ -37,6 +37,7 @@ from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget
 from semlith.store.query import paths_under
+from semlith.store.report import store_report
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
 GITIGNORE = ".gitignore"
@@ -421,27 +422,7 @@ class Store:
     # -- reporting -----------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        vectors = self.vectors.stats()
-        vectors_held = vectors["exact_records"]
-        return {
-            "name": self.name,
-            "folder": str(self.folder),
-            "root": str(self.root),
-            "format_version": FORMAT_VERSION,
-            "model": self.model,
-            "dim": self.dim,
-            "generation": self.catalog.generation(),
-            **self.catalog.counts(),
-            "withheld": self.catalog.withheld(),
-            "exact_records": vectors.pop("exact_records"),
-            "chunked_by": self.catalog.chunkers(),
-            "shards": vectors,
-            "spaces": {r.name: {"model": r.model, "dim": r.dim,
-                                "vectors": self.spaces[r.name].stats()["exact_records"]}
-                       for r in self.catalog.spaces().values() if r.name in self.spaces},
-            "recovered": dict(self.recovered),
-            **({"chunks": vectors_held} if self._mirror else {}),
-        }
+        return store_report(self, mirror=self._mirror)
 
 
 def _exhaustive(vectors: VectorSpace) -> bool:
