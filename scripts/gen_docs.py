@@ -1,13 +1,16 @@
 """Regenerate docs/cli.md (from --help), docs/configuration.md (from SETTINGS_DOC),
-docs/languages.md, and the per-client section of docs/clients.md (from semlith/clients.py).
+docs/languages.md, and two sections of docs/clients.md: the per-client one (from
+semlith/clients.py) and the tool table (from the MCP tools' own schemas).
 
 usage: python scripts/gen_docs.py [--check]   (--check exits 1 when a file is stale)
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import click
 from click.testing import CliRunner
@@ -27,7 +30,7 @@ def cli_reference() -> str:
     names = ["", *sorted(main.list_commands(ctx))]  # type: ignore[attr-defined]
     for name in names:
         args = [name, "--help"] if name else ["--help"]
-        out = runner.invoke(main, args, terminal_width=88).output
+        out = runner.invoke(main, args, prog_name="semlith", terminal_width=88).output
         parts.append(f"## `semlith {name}`\n" if name else "## `semlith`\n")
         parts.append(f"```text\n{out.rstrip()}\n```\n")
     return "\n".join(parts)
@@ -94,16 +97,53 @@ def languages() -> str:
             + "\n".join(rows) + "\n")
 
 
-def clients(current: str) -> str:
-    """docs/clients.md with its generated section replaced; the rest is written by hand."""
-    from semlith.clients import reference
+def _argument(name: str, schema: dict[str, Any], required: bool) -> str:
+    from semlith.server.arguments import describe
 
-    begin = "<!-- generated from semlith/clients.py by scripts/gen_docs.py: begin -->\n"
+    text = f"`{name}`: {describe(schema)}"
+    if required:
+        text += ", required"
+    elif "default" in schema:
+        text += f", default `{json.dumps(schema['default'])}`"
+    if schema.get("description"):
+        text += f" ({schema['description']})"
+    return text
+
+
+def tool_table() -> str:
+    """The MCP tools as the daemon lists them: name, description, arguments."""
+    import anyio
+
+    from semlith.library import Library
+    from semlith.server.tools import build_mcp
+
+    rows = []
+    for tool in anyio.run(build_mcp(cast(Library, None)).list_tools):  # schemas only
+        schema = tool.input_schema
+        required = set(schema.get("required", []))
+        arguments = "; ".join(_argument(name, prop, name in required)
+                              for name, prop in schema.get("properties", {}).items())
+        rows.append(f"| `{tool.name}` | {tool.description} | {arguments or 'none'} |")
+    return ("| tool | what it does | arguments |\n|---|---|---|\n" + "\n".join(rows)
+            + "\n")
+
+
+def _section(current: str, begin: str, text: str) -> str:
     end = "<!-- generated: end -->\n"
-    if begin not in current or end not in current:
+    if begin not in current or end not in current.split(begin, 1)[1]:
         raise SystemExit(f"docs/clients.md lost its markers: {begin.strip()} ... {end.strip()}")
     head, rest = current.split(begin, 1)
-    return head + begin + "\n" + reference() + "\n" + end + rest.split(end, 1)[1]
+    return head + begin + "\n" + text + "\n" + end + rest.split(end, 1)[1]
+
+
+def clients(current: str) -> str:
+    """docs/clients.md with its generated sections replaced; the rest is written by hand."""
+    from semlith.clients import reference
+
+    current = _section(current, "<!-- generated from semlith/clients.py by "
+                                "scripts/gen_docs.py: begin -->\n", reference())
+    return _section(current, "<!-- generated from the tool schemas by scripts/gen_docs.py: "
+                             "begin -->\n", tool_table())
 
 
 def main_(check: bool) -> int:

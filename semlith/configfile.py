@@ -145,6 +145,11 @@ def _parses_to(text: str, syntax: Syntax, want: Config) -> bool:
         return False
 
 
+def parse(text: str, syntax: Syntax, path: Path) -> Config:
+    """A config file's text as data; ValueError (naming `path`) when it does not parse."""
+    return _parse(text, syntax, path)
+
+
 def _parse(text: str, syntax: Syntax, path: Path) -> Config:
     if not text.strip():
         return {}  # an empty file is an empty config (`touch` made it)

@@ -81,6 +81,20 @@ def register_store(home: Path, entry: RegisteredStore) -> None:
             {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
 
 
+def free_name(home: Path, folder: Path, wanted: str) -> tuple[str, str]:
+    """A name for the store at `folder` that no other registered store has: `wanted`, or
+    `wanted-2`, `wanted-3`...; and the folder of the store that has `wanted` ('' when
+    none does). Names are unique on the machine so `--store NAME` means one store."""
+    others = {e.name: e.folder for e in registered_stores(home)
+              if Path(e.folder).resolve() != folder.resolve()}
+    if wanted not in others:
+        return wanted, ""
+    n = 2
+    while f"{wanted}-{n}" in others:
+        n += 1
+    return f"{wanted}-{n}", others[wanted]
+
+
 def agent_key(home: Path) -> str:
     """The key agents present as `Authorization: Bearer <key>`; minted on first use."""
     return _key(home / AGENT_KEY)
@@ -123,12 +137,18 @@ class Discovery:
 
 
 def pid_alive(pid: int) -> bool:
-    try:
-        import psutil
+    """Whether process `pid` still runs (an exited zombie does not). A process whose
+    status cannot be read is alive: macOS refuses the status of a process that is
+    exiting, and `semlith stop` used to return while the daemon was still shutting
+    down (issue #23)."""
+    import psutil
 
+    try:
         return bool(psutil.pid_exists(pid)) and psutil.Process(pid).status() != "zombie"
-    except Exception:  # noqa: BLE001 - psutil.NoSuchProcess, AccessDenied: treat as gone
+    except psutil.NoSuchProcess:  # gone, or a zombie (ZombieProcess is one)
         return False
+    except psutil.AccessDenied:
+        return True
 
 
 def read_discovery(home: Path) -> Discovery | None:

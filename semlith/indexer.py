@@ -95,15 +95,15 @@ class Indexer:
                  on_skip: Callable[[Skipped], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  images: Callable[[], ImageModel] | None = None,
-                 stopped: Callable[[], bool] = lambda: False) -> None:
-        self.store = store
+                 stopped: Callable[[], bool] = lambda: False,
+                 model_ready: Callable[[], bool] = lambda: False) -> None:
+        self.store, self._model_ready = store, model_ready  # ready: no "model" phase
         self.stopped = stopped  # True: end between two files, as a spent time budget does
         self._image_model = images or default_model(store)
         self.clock = clock  # tests pass a fake one to play a slow machine
         self.root = root
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
-
         self.on_progress = on_progress or (lambda p: None)
         self.on_skip = on_skip or (lambda s: None)
 
@@ -271,7 +271,7 @@ class Indexer:
                     or not self._copy(item):  # an unchanged file is here to be re-cut
                 left.append(item)
             else:
-                report.moved += 1
+                report.copied += 1
         with catalog.transaction() as db:
             report.removed += catalog.delete_files(db, list(self._vanished))
         self.store.checkpoint()
@@ -439,7 +439,7 @@ class Indexer:
     def _embed_batch(self, pending: _Pending) -> int:
         """Embed the next batch of pending chunks, store their vectors, checkpoint."""
         n = min(self._pace.batch(), len(pending.ids))
-        if self._embedder is None:
+        if self._embedder is None and not self._model_ready():
             self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
         embedder = self.embedder  # loaded before the clock starts: loading is not speed
         started = self.clock()

@@ -39,6 +39,7 @@ class Known:
     name: str
     folder: Path
     root: Path | None = None
+    base: str = ""  # the registered name, when `name` had to be made unique (`#2`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def label_stores(entries: list[tuple[str, Path, Path | None]]) -> list[Known]:
     for name, folder, root in entries:
         label = unique_label(name, labels)
         labels.add(label)
-        out.append(Known(label, folder, root))
+        out.append(Known(label, folder, root, name))
     return out
 
 
@@ -86,8 +87,11 @@ def resolve(scope: Scope, known: list[Known], *, registered_only: bool,
         where = ", ".join(scope.near)
         note = f"no store indexes {where}; searched every store" if where else ""
         return Resolved(tuple(known), note)
-    raise StoreNotFound(f"no semlith store at or above {scope.near[0]!r}; run "
-                        "`semlith index` there first or pass --store")
+    if not known:
+        raise StoreNotFound(f"no store indexes {scope.near[0]} (none is indexed yet); "
+                            "`semlith index DIR` creates one")
+    raise StoreNotFound(f"no store indexes {scope.near[0]}; choose with --store NAME "
+                        "(`semlith stores` lists them) or --store '*' for every store")
 
 
 def _select(selector: str, known: list[Known], registered_only: bool) -> list[Known]:
@@ -95,6 +99,11 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
         if not known:
             raise UnknownStore("no store is indexed yet; `semlith index DIR` creates one")
         return list(known)
+    same = [k for k in known if (k.base or k.name) == selector]
+    if len(same) > 1:  # registered by an older semlith, before names were unique (#23)
+        raise UnknownStore(f"the store name {selector} is ambiguous: "
+                           f"{', '.join(str(k.folder) for k in same)}; pass one of those "
+                           "folders as --store")
     named = [k for k in known if k.name == selector]
     if named:
         return named
@@ -115,8 +124,9 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
             if above is not None:
                 return [Known(_name_of(above), above)]
     names = ", ".join(k.name for k in known) or "none yet"
-    raise UnknownStore(f"{selector!r} is neither a store name, a store folder, nor a folder "
-                       f"inside an indexed root; the stores are: {names}")
+    also = ' (or "*" for all)' if registered_only else \
+        ' (or a store folder, a folder inside an indexed root, or "*" for all)'
+    raise UnknownStore(f"unknown store {selector}; stores: {names}{also}")
 
 
 def _around(near: list[Path], known: list[Known], registered_only: bool) -> list[Known]:

@@ -148,15 +148,13 @@ def named_definition(stores: list[tuple[str, Store]], text: str) -> Definition |
     For reads: a target that is not identifier-shaped (a path such as
     `.semlith/store.db`) or that only resembles a name (`Db` for `db`) names nothing, so
     a read is refused rather than answered with another name's definition (issue #25).
+    A qualifier that owns no such name raises UnknownSymbol with the nearest real names.
     """
     text = text.strip()
     if not _IDENT.fullmatch(text):
         return None
     name, qualifier = _split(text)
-    try:
-        found = find_symbols(stores, text, limit=1)
-    except UnknownSymbol:  # a qualifier nothing has: no symbol, so the read is refused
-        return None
+    found = find_symbols(stores, text, limit=1)  # UnknownSymbol: a qualifier nothing has
     if found and found[0].name == name and _qualifies(found[0].qualname, name, qualifier):
         return found[0]
     return None

@@ -14,6 +14,11 @@ from typing import Any, TypeVar, cast
 T = TypeVar("T")
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 file', '2 files', '0 files': a count and its noun, plural unless n is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def from_json(cls: type[T], data: dict[str, Any]) -> T:
     """Rebuild a value type from its `as_json()` (unknown keys are ignored, so an older
     client reads a newer daemon's answers)."""
@@ -272,7 +277,8 @@ class IndexReport(Value):
     unchanged: int = 0
     skipped: int = 0
     removed: int = 0
-    moved: int = 0  # renamed or copied without embedding
+    moved: int = 0  # renamed without embedding
+    copied: int = 0  # a copy of an indexed file, given its chunks without embedding
     interrupted: bool = False  # the previous run stopped before it finished
     resumed: int = 0  # files that run had finished already
     chunks: int = 0  # chunks given vectors (embedded, or found in the vector cache)
@@ -285,6 +291,8 @@ class IndexReport(Value):
     seconds: float = 0.0
     store: str = ""  # the store's name
     created: bool = False  # the run created the store
+    renamed_from: str = ""  # the name it would have had, taken by `name_taken_by`
+    name_taken_by: str = ""  # the folder of the store that has that name
     by_daemon: int = 0  # the pid of the daemon that ran it, 0 when run here
 
     @property
@@ -296,18 +304,22 @@ class IndexReport(Value):
                  f"{self.skipped} skipped", f"{self.removed} removed"]
         if self.moved:
             parts.append(f"{self.moved} moved")
+        if self.copied:
+            parts.append(f"{self.copied} copied")
         cached = f", {self.cached} from the vector cache" if self.cached else ""
-        line = ", ".join(parts) + f" ({self.chunks} chunks{cached}) in {self.seconds:.1f} s"
+        line = ", ".join(parts) + f" ({counted(self.chunks, 'chunk')}{cached}) in " \
+            f"{self.seconds:.1f} s"
         if self.rechunked:
-            line += (f"; re-chunked {self.rechunked} unchanged files (their language is "
-                     "chunked differently now)")
+            line += (f"; re-chunked {counted(self.rechunked, 'unchanged file')} (their "
+                     "language is chunked differently now)")
         if self.rechecked:
-            line += (f"; redid {self.rechecked} unchanged files that the secret rules now "
-                     "withhold or redact")
+            line += (f"; redid {counted(self.rechecked, 'unchanged file')} that the secret "
+                     "rules now withhold or redact")
         if self.interrupted:
-            line += f"; resumed an interrupted run ({self.resumed} files were already done)"
+            line += (f"; resumed an interrupted run ({counted(self.resumed, 'file')} "
+                     f"{'was' if self.resumed == 1 else 'were'} already done)")
         if self.pending:
-            line += f"; {self.pending} files still to do (run again to continue)"
+            line += f"; {counted(self.pending, 'file')} still to do (run again to continue)"
         if self.verified:
             line += "; verified: " + ", ".join(
                 f"{key.replace('_', ' ')} {n}" for key, n in self.verified.items())

@@ -107,6 +107,21 @@ def test_cli_index_forget_and_watch_go_to_the_daemon(world: tuple[Daemon, Path, 
     assert forgot.returncode == 0 and forgot.stdout.strip() == "forgot 1 file"
 
 
+def test_a_second_folder_of_a_served_name_is_renamed_by_the_daemon(
+        world: tuple[Daemon, Path, Path], tmp_path: Path) -> None:
+    daemon, proj, _ = world
+    twin = tmp_path / "proj"  # the same folder name as the served sample
+    twin.mkdir()
+    (twin / "grebe.py").write_text("def grebe():\n    return 3\n")
+    done = semlith(daemon.home, "index", str(twin))
+    assert done.returncode == 0, done.stderr
+    assert f"note: the name 'proj' is taken (by {proj / '.semlith'}); this store is " \
+        "'proj-2'" in done.stderr
+    assert "proj-2" in _status(daemon)["stores"]  # type: ignore[operator]
+    found = semlith(daemon.home, "search", "grebe", "--store", "proj-2", "--json")
+    assert json.loads(found.stdout)[0]["store"] == "proj-2"
+
+
 async def _search_through_proxy(home: Path, cwd: Path, roots: list[Path] | None) -> str:
     async def list_roots(context: object) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=f"file://{r}")  # type: ignore[arg-type]

@@ -195,20 +195,19 @@ def test_unknown_method_is_method_not_found(served: Served) -> None:
 
 @pytest.mark.parametrize(("name", "arguments", "expected"), [
     ("no_such_tool", {}, "Unknown tool: no_such_tool"),
-    ("semlith_search", {"query": "retry", "k": "ten"}, "k"),
-    ("semlith_search", {"query": 5}, "query"),
-    ("semlith_search", {"query": "retry", "k": 0}, "k"),
-    ("semlith_search", {"query": "retry", "k": 10**30}, "k"),
-    ("semlith_search", {"query": "retry", "format": "everything"}, "format"),
-    ("semlith_search", {}, "query"),
+    ("semlith_search", {"query": "retry", "k": "ten"},
+     'semlith_search: k must be an integer from 1 to 50, not "ten"'),
+    ("semlith_search", {"query": 5}, "semlith_search: query must be a string, not 5"),
+    ("semlith_search", {"query": "retry", "format": "everything"},
+     'format must be one of "locate", "excerpt", not "everything"'),
+    ("semlith_search", {}, "semlith_search needs the argument query (a string)"),
     ("semlith_search", {"query": "   "}, "the query is empty"),
-    ("semlith_search", {"query": "retry", "stores": ["nope"]}, "the stores are: proj"),
+    ("semlith_search", {"query": "retry", "stores": ["nope"]},
+     'unknown store nope; stores: proj (or "*" for all)'),
     ("semlith_read", {}, "target"),
     ("semlith_read", {"target": "net/retry.py:9-3"}, "bad line range"),
-    ("semlith_files", {"limit": -1}, "limit"),
-], ids=["unknown-tool", "k-string", "query-int", "k-zero", "k-huge", "bad-format",
-        "missing-query", "blank-query", "unknown-store", "missing-target", "backwards-range",
-        "negative-limit"])
+], ids=["unknown-tool", "k-string", "query-int", "bad-format", "missing-query",
+        "blank-query", "unknown-store", "missing-target", "backwards-range"])
 def test_bad_tool_calls_are_tool_errors(served: Served, name: str, arguments: Any,
                                         expected: str) -> None:
     text, failed = _call_tool(served, name, arguments)

@@ -28,10 +28,11 @@ ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.g
            "semlith.errors",
            "semlith.ingest.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
+                                           "semlith.server.arguments",
                                            "semlith.server.jsonrpc",
                                            "semlith.server.graph_tools"),
-       # the portal's routes are /api's endpoints behind its own session check
-       "portal": ("semlith.portal.session", "semlith.server.api")}
+        # the portal's routes are /api's endpoints behind its own session check
+        "portal": ("semlith.portal.session", "semlith.server.api")}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
                  r"|CREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL))\b|\.execute(many)?\(", re.I)
 # The layers, lowest first: (name, module prefixes). docs/architecture.md has this table.
@@ -46,7 +47,7 @@ LAYERS = [
                   "semlith.indexing", "semlith.watch", "semlith.scope", "semlith.locators",
                   "semlith.image_index", "semlith.pace", "semlith.inventory",
                   "semlith.clients", "semlith.configfile", "semlith.jsonc", "semlith.runs",
-                  "semlith.agents")),
+                  "semlith.agents", "semlith.instructions", "semlith.doctor")),
     ("library", ("semlith.local", "semlith.remote", "semlith.library", "semlith.connect",
                  "semlith.daemon_client")),
     ("adapters", ("semlith.cli", "semlith.server", "semlith.portal", "semlith.__main__")),
@@ -58,8 +59,10 @@ MAX_LINES = 400
 # The vector cache (#25) arrived at 404 lines while this table was drawn.
 # The code graph (#22) added its seven hook lines to the indexer (the rest lives in
 # semlith/edge_index.py); a run that stops when asked (#24, Library.stop_run) seven more.
+# store.store and types grew past 400 when #23 (store renames, a catalog that is not
+# SQLite, copied files) and #25 (verify counts) met on main; they are the next to split.
 OVER = {"semlith.indexer": 514, "semlith.store.catalog": 523, "semlith.ingest.walk": 439,
-        "semlith.store.store": 414, "semlith.store.vector_cache": 404}
+        "semlith.store.store": 430, "semlith.store.vector_cache": 404, "semlith.types": 406}
 
 
 def _modules() -> dict[str, Path]:

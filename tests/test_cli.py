@@ -81,7 +81,8 @@ def test_missing_store_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(tmp_path)
     result = run("search", "anything")
     assert result.exit_code == 1
-    assert result.output.startswith("semlith: error: no semlith store")
+    assert result.output.startswith("semlith: error: no store indexes ")
+    assert "`semlith index DIR` creates one" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 
@@ -224,3 +225,41 @@ def test_a_query_about_nothing_in_the_index_finds_nothing_and_exits_1(
     result = run("search", query)
     assert result.exit_code == 1 and result.output == ""
     assert run("search", "retry backoff").exit_code == 0  # a real question still answers
+
+
+def test_stats_counts_in_the_singular_and_the_documented_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.secret_fixtures import fakes
+
+    fake = fakes()
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "config.py").write_text(f'GITHUB_TOKEN = "{fake.github}"\n')
+    (root / "id_rsa").write_text(fake.key)
+    monkeypatch.chdir(root)
+    assert run("index", "--quiet").exit_code == 0
+    stats = run("stats").output
+    assert "withheld   1 secret file (`files --skipped`), 1 credential-shaped string " \
+        "redacted in 1 file" in stats, stats
+    assert "MB of a 512 MB budget)" in stats, stats  # SEMLITH_INDEX_MEMORY's default
+    monkeypatch.setenv("SEMLITH_INDEX_MEMORY", "64")
+    assert "MB of a 64 MB budget)" in run("stats").output
+
+
+def test_a_copied_file_is_reported_as_copied(tree: Path) -> None:
+    run("index", "--quiet")
+    shutil.copy(tree / "net" / "retry.py", tree / "net" / "retry_copy.py")
+    again = run("index").output
+    assert "1 copied" in again and " moved" not in again, again
+    (tree / "net" / "retry.py").rename(tree / "retry_moved.py")
+    moved = run("index").output
+    assert "1 moved" in moved and "copied" not in moved, moved
+
+
+def test_a_catalog_that_is_not_sqlite_is_one_line_not_a_traceback(tree: Path) -> None:
+    run("index", "--quiet")
+    (tree / ".semlith" / "store.db").write_bytes(b"not a database" * 100)
+    result = run("stats")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().endswith("is not a semlith catalog (file is not a database)")
+    assert len(result.output.strip().splitlines()) == 1

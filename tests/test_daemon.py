@@ -233,3 +233,21 @@ def test_a_stale_discovery_file_is_ignored_and_replaced(tmp_path: Path) -> None:
         assert json.loads((home / "daemon.json").read_text())["pid"] == daemon.proc.pid
     finally:
         assert daemon.stop() == 0
+
+
+async def _ruled_calls(daemon: Daemon) -> list[tuple[bool, str]]:
+    http, transport = _session_client(daemon)
+    async with http, Client(transport, mode="legacy") as client:  # type: ignore[attr-defined]
+        calls = [{"query": "retry backoff", "store": "sample", "k": 500, "path": "net/*"},
+                 {"query": "retry backoff", "stores": "nope"},
+                 {"query": "retry backoff", "limit": 3}]
+        results = [await client.call_tool("semlith_search", c) for c in calls]
+        return [(bool(r.is_error), r.content[0].text) for r in results]
+
+
+def test_the_argument_rule_through_the_python_sdk(served: Daemon) -> None:
+    (ok, text), (bad, unknown), (extra, refused) = anyio.run(_ruled_calls, served)
+    assert not ok and text.splitlines()[0] == "net/retry.py"
+    assert text.splitlines()[-1] == "note: k 500 is above 50, the most it takes; used 50"
+    assert bad and unknown == 'unknown store nope; stores: sample (or "*" for all)'
+    assert extra and refused.startswith("semlith_search has no argument 'limit'; it takes: ")

@@ -191,7 +191,7 @@ def test_model_load_needs_weights(tmp_path: Path, tiny_weights: Path) -> None:
         ClipEmbedder.load(tmp_path)
     assert "SEMLITH_CLIP_WEIGHTS" in str(caught.value)
     assert f"semlith models --download {clip.CLIP_MODEL}" in str(caught.value)
-    assert clip.weights_state(tmp_path) == "available"
+    assert clip.weights_state(tmp_path) == "download"
     with pytest.raises(ModelError, match="does not exist"):
         clip.weights_path(tmp_path, tmp_path / "nope")
     assert ClipEmbedder.load(tmp_path, tiny_weights).sha256 == ClipEmbedder(tiny_weights).sha256
@@ -524,7 +524,7 @@ def test_agent_image_search_stays_inside_roots(indexed: Path, settings: Settings
 def test_models_lists_the_image_model(tiny_weights: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     line = [ln for ln in run("models").output.splitlines() if ln.startswith("clip-vit-b-32")]
-    assert len(line) == 1 and "available" in line[0]
+    assert len(line) == 1 and "download" in line[0] and "available" not in line[0]
     monkeypatch.setenv("SEMLITH_CLIP_WEIGHTS", str(tiny_weights))
     assert "ready" in next(ln for ln in run("models").output.splitlines()
                            if ln.startswith("clip-vit-b-32"))

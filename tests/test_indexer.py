@@ -89,7 +89,8 @@ def test_copied_file_reuses_vectors(tree: Path, settings: Settings) -> None:
     shutil.copy(tree / "net/retry.py", tree / "net/retry_copy.py")
     counting = RecordingFactory()
     report = index(tree, settings, counting)
-    assert report.moved == 1 and counting.chunks == 0
+    assert (report.copied, report.moved, counting.chunks) == (1, 0, 0)
+    assert "1 copied" in report.summary() and " moved" not in report.summary()
     assert set(find(tree, settings, "RetryPolicy")[:2]) == {"net/retry.py",
                                                             "net/retry_copy.py"}
 

@@ -72,7 +72,7 @@ def test_every_store_on_request_and_with_a_note_when_no_store_covers_the_folder(
 def test_the_cli_refuses_a_folder_no_store_covers(two: tuple[Path, Path], settings: Settings,
                                                  tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
-    with pytest.raises(StoreNotFound, match="no semlith store at or above"):
+    with pytest.raises(StoreNotFound, match=r"no store indexes .*--store '\*' for every store"):
         library(settings).search("x", scope=Scope(near=(str(tmp_path / "elsewhere"),)))
 
 
@@ -88,7 +88,7 @@ def test_a_store_is_named_by_name_project_store_folder_or_a_folder_inside(
 
 def test_an_unknown_store_lists_the_valid_ones(two: tuple[Path, Path],
                                               settings: Settings) -> None:
-    with pytest.raises(UnknownStore, match="the stores are: proj, other"):
+    with pytest.raises(UnknownStore, match="unknown store nope; stores: proj, other"):
         library(settings, agent=True).search("x", scope=Scope(("nope",)))
 
 

@@ -36,11 +36,18 @@ const tools = await client.listTools();
 const result = await client.callTool({
   name: "semlith_search", arguments: { query: process.env.SEMLITH_QUERY, k: 3 },
 });
+// The argument rule (#23): an alias, a string for a list, a k out of range.
+const ruled = await client.callTool({
+  name: "semlith_search",
+  arguments: { query: process.env.SEMLITH_QUERY, k: 500, store: "nope", ext: "go" },
+});
 console.log(JSON.stringify({
   protocol: transport.protocolVersion,
   server: client.getServerVersion(),
+  capabilities: client.getServerCapabilities(),
   tools: tools.tools.map((tool) => tool.name),
   result,
+  ruled,
 }));
 await client.close();
 """
@@ -90,6 +97,11 @@ def test_the_typescript_sdk_lists_tools_and_searches(node_sdk: Path, tmp_path: P
     result = out["result"]
     assert not result.get("isError") and result["content"][0]["type"] == "text"
     assert result["content"][0]["text"].splitlines()[0] == "auth/tokens.go"
+    ruled = out["ruled"]
+    assert ruled["isError"] and ruled["content"][0]["text"] == \
+        'unknown store nope; stores: sample (or "*" for all)'
+    assert set(out["capabilities"]) >= {"tools"}
+    assert "prompts" not in out["capabilities"] and "resources" not in out["capabilities"]
 
 
 def test_the_typescript_sdk_is_refused_with_a_wrong_key(node_sdk: Path, tmp_path: Path,

@@ -202,9 +202,10 @@ def test_piped_output_is_a_line_every_few_seconds(recorded: list[tuple[float, Pr
                                                   ) -> None:
     lines = render(recorded, tty=False).splitlines()
     duration = recorded[-1][0] - recorded[0][0]
-    assert len(lines) <= duration / PLAIN_EVERY_S + 1
-    assert any(line.startswith("loading the embedding model") for line in lines) or \
-        lines[0].startswith("indexing")
+    phases = len({p.phase for _, p in recorded}) - 1  # "done" prints nothing
+    assert len(lines) <= duration / PLAIN_EVERY_S + phases
+    assert lines[0].startswith("scanning: 1 file seen")  # at once
+    assert any(line.startswith("loading the embedding model") for line in lines)
     assert all("None" not in line and "0/0 files" not in line for line in lines)
     etas = [line for line in lines if "ETA" in line]
     assert etas and all("ETA ?" not in line for line in etas)
@@ -260,4 +261,30 @@ def test_the_cli_ends_on_the_summary_line(tmp_path: Path, monkeypatch: pytest.Mo
     lines = result.output.splitlines()
     summary = next(i for i, line in enumerate(lines) if line.startswith("9 indexed, 0 unchanged"))
     assert all(line.startswith("note: ") for line in lines[summary + 1:]), lines  # notes only
-    assert "None" not in result.output and "scanning" not in result.output
+    assert "None" not in result.output
+    assert lines[0].startswith("scanning: 1 file seen"), lines  # piped: the first at once
+
+
+def test_a_piped_run_prints_its_first_line_at_once(recorded: list[tuple[float, Progress]]
+                                                   ) -> None:
+    start = recorded[0][0]
+    early = [(t, p) for t, p in recorded if t - start < PLAIN_EVERY_S and p.phase == "scan"]
+    assert early and render(early, tty=False).splitlines() == [describe(recorded[0][1])]
+
+
+def test_no_model_phase_when_the_model_is_already_loaded(tmp_path: Path) -> None:
+    """The daemon holds its model: its runs never say "loading the embedding model"."""
+    from semlith.local import Engine, LocalLibrary
+
+    config = Settings.load(env={"SEMLITH_HOME": str(tmp_path / "home")})
+    engine = Engine(config, lambda name: HashEmbedder(name))
+    library = LocalLibrary(config, engine=engine)
+    root = corpus(tmp_path / "p", files=2, functions=2)
+    first: list[str] = []
+    library.index([str(root)], on_progress=lambda p: first.append(p.phase))
+    (root / "later.py").write_text("def later():\n    return 'a new file to embed'\n")
+    again: list[str] = []
+    library.index([str(root)], on_progress=lambda p: again.append(p.phase))
+    engine.close()
+    assert "embed" in first and "model" not in first  # the new store's dimension loaded it
+    assert "embed" in again and "model" not in again, again

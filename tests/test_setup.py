@@ -244,6 +244,7 @@ def test_project_is_refused_for_a_client_without_one(tmp_path: Path) -> None:
 
 def test_json_output(places: Path) -> None:
     printed = json.loads(ok(run("setup", "cursor", "--json")).stdout)
+    assert printed.pop("instructions")["path"] is None  # Cursor keeps user rules in its UI
     assert printed == {"client": "cursor", "path": str(places / USER_FILE["cursor"]),
                        "config": {"mcpServers": {"semlith": {"command": "semlith",
                                                              "args": ["mcp"]}}},
@@ -314,3 +315,70 @@ def test_key_show_points_to_setup(semlith_home: Path) -> None:
     result = ok(run("key", "show"))
     assert agent_key(semlith_home) in result.stdout  # the one place the key is shown
     assert "semlith setup CLIENT" in result.stderr
+
+
+# -- the instruction block (#23) -------------------------------------------------------
+
+INSTRUCTION_FILE = {"claude-code": "home/.claude/CLAUDE.md", "codex": "home/.codex/AGENTS.md",
+                    "gemini": "home/.gemini/GEMINI.md"}
+MARKER = "<!-- semlith: begin"
+
+
+@pytest.mark.parametrize("client", SERVERS_KEY)
+def test_setup_prints_the_instruction_block_and_writes_nothing(client: str,
+                                                               places: Path) -> None:
+    result = ok(run("setup", client))
+    assert "call\n  `semlith_search` before grep or reading whole files" in result.stderr
+    assert "semlith_search" not in result.stdout  # stdout stays the config alone
+    if client in INSTRUCTION_FILE:
+        assert f"for {places / INSTRUCTION_FILE[client]}; --write adds it" in result.stderr
+        assert not (places / INSTRUCTION_FILE[client]).exists()
+    else:
+        assert "settings (it keeps them there, not in a file)" in result.stderr
+
+
+@pytest.mark.parametrize("client", sorted(INSTRUCTION_FILE))
+def test_write_adds_the_block_once_and_keeps_the_rest(client: str, places: Path) -> None:
+    guide = places / INSTRUCTION_FILE[client]
+    guide.parent.mkdir(parents=True, exist_ok=True)
+    guide.write_text("# My rules\n\n- Be terse.\n")
+    first = ok(run("setup", client, "--write")).stdout
+    assert f"added semlith's instructions to {guide}" in first
+    text = guide.read_text()
+    assert text.startswith("# My rules\n\n- Be terse.\n\n") and text.count(MARKER) == 1
+    again = ok(run("setup", client, "--write")).stdout
+    assert f"{guide} already has semlith's instructions; nothing changed" in again
+    assert guide.read_text() == text
+
+
+def test_an_edited_block_is_replaced_and_what_follows_it_kept(places: Path) -> None:
+    guide = places / INSTRUCTION_FILE["claude-code"]
+    ok(run("setup", "claude-code", "--write"))
+    written = guide.read_text()
+    guide.write_text(written.replace("Keep grep", "Never grep") + "\n# Later notes\n")
+    ok(run("setup", "claude-code", "--write"))
+    assert guide.read_text() == written + "# Later notes\n"
+
+
+def test_a_project_cursor_rule_has_its_front_matter(places: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    ok(run("setup", "cursor", "--project", str(project), "--write"))
+    rule = (project / ".cursor" / "rules" / "semlith.mdc").read_text()
+    assert rule.startswith("---\ndescription: ") and "alwaysApply: true\n---\n" in rule
+    assert MARKER in rule and "semlith_search" in rule
+
+
+def test_a_client_without_an_instruction_file_says_where_to_paste(places: Path) -> None:
+    result = ok(run("setup", "cursor", "--write"))
+    assert "Cursor keeps agent instructions in its settings" in result.stderr
+    assert not list((places / "home").rglob("*.md")) and \
+        not list((places / "home").rglob("*.mdc"))
+
+
+def test_json_carries_the_instructions(places: Path) -> None:
+    out = json.loads(ok(run("setup", "gemini", "--json")).stdout)
+    assert out["instructions"]["path"] == str(places / INSTRUCTION_FILE["gemini"])
+    assert "semlith_read" in out["instructions"]["text"] and out["instructions"]["written"] is None
+    out = json.loads(ok(run("setup", "gemini", "--write", "--json")).stdout)
+    assert out["instructions"]["written"] is True

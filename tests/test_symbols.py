@@ -164,7 +164,7 @@ def test_changed_chunking_recuts_unchanged_files_on_the_next_full_run(
     store.catalog.db.execute("DELETE FROM symbols")
     report = indexer.run()
     assert report.indexed == 1 and report.rechunked == 1
-    assert "re-chunked 1 unchanged files" in report.summary()
+    assert "re-chunked 1 unchanged file (their language" in report.summary()
     assert store.catalog.db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] > 0
     again = indexer.run()
     assert again.indexed == 0 and not again.rechunked

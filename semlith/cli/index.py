@@ -10,6 +10,7 @@ import click
 
 from semlith.cli import output
 from semlith.cli.base import errors, library, main, store_option
+from semlith.types import counted
 
 DEBOUNCE_HELP = ("Seconds the tree must be quiet before a stream of changes is indexed; "
                  "a lone save waits 0.15 s.")
@@ -59,6 +60,9 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model:
     if report.created and not report.by_daemon and not quiet:
         click.echo(f"note: created store {report.store!r}; `semlith serve` keeps it current "
                    "and serves it to agents", err=True)
+    if report.name_taken_by:
+        click.echo(f"note: the name {report.renamed_from!r} is taken (by "
+                   f"{report.name_taken_by}); this store is {report.store!r}", err=True)
     for rel in report.truncated:
         click.echo(f"note: {rel} has more chunks than the per-file cap; indexed up to it",
                    err=True)
@@ -84,7 +88,7 @@ def forget(ctx: click.Context, path: Path, store: str | None) -> None:
     """
     with errors():
         removed = library(ctx).forget(os.path.abspath(path), store=_store(store))
-    click.echo(f"forgot {removed} file{'s' if removed != 1 else ''}")
+    click.echo(f"forgot {counted(removed, 'file')}")
 
 
 @main.command()

@@ -1,8 +1,9 @@
 """Terminal output of the CLI: progress, file lists, hits, statistics, passages.
 
-Progress is one status line redrawn in place on a terminal, and a plain line every few
-seconds when piped (a log or CI). Either way the run ends on the summary line the CLI
-prints: the terminal line is cleared first, and nothing says `None`.
+Progress is one status line redrawn in place on a terminal, and when piped (a log or CI)
+a plain line at once, at each new phase, and every few seconds. Either way the run ends
+on the summary line the CLI prints: the terminal line is cleared first, and nothing says
+`None`.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Any, TextIO
 import click
 
 from semlith.ingest.names import escape_name
-from semlith.types import Hit, Passage, Progress, StoreStats
+from semlith.types import Hit, Passage, Progress, StoreStats, counted
 
 EXCERPT_LINES = 3
-PLAIN_EVERY_S = 5.0  # a line this often when piped (a shorter run prints only its summary)
+PLAIN_EVERY_S = 5.0  # a line this often when piped, after the first (printed at once)
 TTY_EVERY_S = 0.1  # redraws of the terminal line at most this often (and at phase changes)
 
 
@@ -39,7 +40,7 @@ def _eta(seconds: float | None) -> str:
 def describe(p: Progress) -> str:
     """The status line for one event ('' for "done")."""
     if p.phase == "scan":
-        return f"scanning: {p.files_seen} files seen, {p.files_total} to index"
+        return f"scanning: {counted(p.files_seen, 'file')} seen, {p.files_total} to index"
     if p.phase == "model":
         return "loading the embedding model"
     if p.phase != "embed":
@@ -67,7 +68,9 @@ class ProgressView:
         self.clock = clock
         self.width = width
         self._every = TTY_EVERY_S if tty else PLAIN_EVERY_S
-        self._last = -math.inf if tty else clock()  # piped: the first line after _every
+        # The first event and each new phase are shown at once either way: a piped run
+        # that waited for _every said nothing for its first 5-15 s (issue #23).
+        self._last = -math.inf
         self._phase = ""
         self._shown = False
 
@@ -77,7 +80,7 @@ class ProgressView:
             return
         now = self.clock()
         changed, self._phase = p.phase != self._phase, p.phase
-        if now - self._last < self._every and not (self.tty and changed):
+        if now - self._last < self._every and not changed:
             return
         self._last = now
         line = describe(p)
@@ -158,16 +161,16 @@ def stats(info: StoreStats) -> str:
         lines.append(_cache_line(info))
     if info.withheld:
         w = info.withheld
-        lines.append(f"withheld   {w['secret_files']} secret files (`files --skipped`), "
-                     f"{w['redacted_strings']} credential-shaped strings redacted in "
-                     f"{w['redacted_files']} files")
+        lines.append(f"withheld   {counted(w['secret_files'], 'secret file')} (`files "
+                     f"--skipped`), {counted(w['redacted_strings'], 'credential-shaped string')}"
+                     f" redacted in {counted(w['redacted_files'], 'file')}")
     if info.served_by:
         lines.append(f"daemon     served by pid {info.served_by}"
                      + (", indexing now" if info.indexing else ""))
     if info.watch:
         lines.append(f"           {info.watch_line}")
     if shards.get("disk_bytes", 0) > shards.get("budget_bytes", 0):
-        lines.append(f"note       the shards ({shards['disk_bytes'] / 1e6:.0f} MB) exceed the "
+        lines.append(f"note       the shards ({_mb(shards['disk_bytes']):.0f} MB) exceed the "
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
@@ -191,8 +194,13 @@ def _vector_side(shards: dict[str, Any], vectors: int) -> str:
         return (f"backend    {shards['backend']}: {vectors} rows of repo {shards['repo']!r},"
                 f" {shards['collection_rows']} in collection {shards['collection']!r}")
     return (f"shards     {shards['shards']}, {shards['resident']} resident "
-            f"({shards['resident_bytes'] / 1e6:.1f} MB of a {shards['budget_bytes'] / 1e6:.0f} MB "
-            "budget)")
+            f"({_mb(shards['resident_bytes']):.1f} MB of a {_mb(shards['budget_bytes']):.0f} "
+            "MB budget)")
+
+
+def _mb(size: int) -> float:
+    """Bytes in the MB of SEMLITH_INDEX_MEMORY (2**20 bytes): a 512 budget prints 512."""
+    return size / (1 << 20)
 
 
 def passage(p: Passage) -> str:

@@ -1,4 +1,5 @@
-"""setup: print, or merge into its config file, one MCP client's entry for semlith."""
+"""setup: print, or merge into its config file, one MCP client's entry for semlith, and
+the instruction block that tells its agent when to use semlith's tools."""
 
 from __future__ import annotations
 
@@ -44,6 +45,17 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
     The default (stdio) form has the client launch `semlith mcp` and holds no secret.
     Nothing is written without --write; a second --write changes nothing, and a config
     file that does not parse is refused, never overwritten.
+
+    Also printed (on stderr): a short instruction block for the client's instruction
+    file (CLAUDE.md, AGENTS.md, GEMINI.md, a Cursor rule...) saying when to prefer
+    semlith_search and semlith_read to grep and whole-file reads. --write puts it in
+    that file between marker lines, leaving the rest of the file as it was.
+
+    \b
+    Examples:
+      semlith setup cursor                 # print the entry and the instructions
+      semlith setup claude-code --write    # merge both into the user's files
+      semlith setup codex --project . --write
     """
     if list_ or docs:
         if client or write or http or project:
@@ -64,18 +76,53 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
         except ValueError as exc:  # a client, or a form or scope it lacks: usage
             _usage(str(exc), as_json)
         written = _write(path, config, chosen) if write else None
+        guide, guided = _instructions(chosen, project, write)
     notes = [n for n in ("" if http else launch.note, chosen.caveat if project is None else "",
                          _http_note(chosen) if http else "") if n]
     if as_json:
+        from semlith.instructions import BLOCK
+
         emit_json({"client": chosen.name, "path": str(path), "config": config,
-                   "written": written.outcome.value if written else None, "notes": notes})
+                   "written": written.outcome.value if written else None, "notes": notes,
+                   "instructions": {"path": str(guide) if guide else None, "text": BLOCK,
+                                    "written": guided}})
         return
     if written is None:
         _print(chosen, path, config, project)
+        _print_instructions(chosen, guide)
     else:
         click.echo(_said(written, chosen))
+        if guide is not None:
+            click.echo(f"added semlith's instructions to {guide}" if guided else
+                       f"{guide} already has semlith's instructions; nothing changed")
+        else:
+            notes.append(f"{chosen.title} keeps agent instructions in its settings, not a "
+                         f"file: `semlith setup {chosen.name}` prints the block to paste")
     for note in notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _instructions(client: Client, project: Path | None, write: bool
+                  ) -> tuple[Path | None, bool | None]:
+    """The client's instruction file, and (with `write`) whether the block was added."""
+    from semlith.clients import Places
+    from semlith.instructions import FILES, instruction_path, write_block
+
+    guide = instruction_path(client.name, Places.here(), project)
+    if not write or guide is None:
+        return guide, None
+    try:
+        return guide, write_block(guide, FILES[client.name].head)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"cannot write {str(guide)!r}: {exc}") from None
+
+
+def _print_instructions(client: Client, guide: Path | None) -> None:
+    from semlith.instructions import BLOCK
+
+    where = (f"for {guide}; --write adds it there" if guide is not None else
+             f"to paste into {client.title}'s settings (it keeps them there, not in a file)")
+    click.echo(f"\n# Instructions for the agent, {where}:\n{BLOCK}", err=True, nl=False)
 
 
 def _write(path: Path, config: dict[str, Any], client: Client) -> Written:

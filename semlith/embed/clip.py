@@ -65,11 +65,12 @@ def weights_path(models_dir: Path, given: Path | None = None) -> Path | None:
 
 
 def weights_state(models_dir: Path, given: Path | None = None) -> str:
-    """`semlith models`' state column: not installed, no weights, or ready."""
+    """`semlith models`' state column: not installed, weights to download, named but
+    missing, or ready."""
     if not images_extra_installed():
         return "no extra"
     try:
-        return "ready" if weights_path(models_dir, given) is not None else "available"
+        return "ready" if weights_path(models_dir, given) is not None else "download"
     except ModelError:
         return "missing"
 

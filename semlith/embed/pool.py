@@ -56,6 +56,11 @@ class EmbedderPool:
                     self._models[key] = loaded
             return self._models[key]
 
+    def has(self, name: str) -> bool:
+        """Whether `get(name)` returns at once (the document model is loaded)."""
+        with self._guard:
+            return name in self._models
+
     def loaded(self) -> list[str]:
         with self._guard:
             return [key.replace("\0", " for ") for key in self._models]

@@ -34,7 +34,8 @@ def run_index(store: Store, pool: EmbedderPool, paths: Sequence[Path] = (), *,
 
     indexer = Indexer(store, root, lambda: pool.get(store.model), on_progress=progress,
                       on_skip=on_skip,
-                      stopped=(lambda: False) if track is None else track.stop.is_set)
+                      stopped=(lambda: False) if track is None else track.stop.is_set,
+                      model_ready=lambda: pool.has(store.model))
     try:
         report = indexer.run(scoped, time_budget=time_budget)
     except BaseException as exc:

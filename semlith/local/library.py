@@ -22,7 +22,7 @@ import numpy as np
 
 from semlith.activity import Agents, Run
 from semlith.embed.text import Embedder
-from semlith.errors import BadTarget, ModelError, SemlithError
+from semlith.errors import BadTarget, ModelError, SemlithError, UnknownSymbol
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
@@ -38,7 +38,7 @@ from semlith.local.reads import (
     relative_to_root,
     with_symbol,
 )
-from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror
+from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
 from semlith.local.target import Creator, IndexTarget, index_target
 from semlith.locators import Target, parse_target
 from semlith.scope import Known, Resolved, resolve, roots_holding
@@ -186,14 +186,18 @@ class LocalLibrary(Installation):
                         return chunk_passage(label, parsed, records, max_lines)
                 elif corpus.file(path) is not None:
                     return file_passage(label, store, parsed, max_lines, include_image)
+            nearest = ""
             if parsed.start is None and not parsed.absolute:
-                hit = named_definition(opened, target)
+                try:
+                    hit = named_definition(opened, target)
+                except UnknownSymbol as exc:  # `Nonexistent.save`: say what is near
+                    hit, nearest = None, f" ({exc})"
                 if hit is not None:
                     store = dict(opened)[hit.store]
                     passage = file_passage(hit.store, store, Target(
                         hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
                     return with_symbol(passage, hit.qualname or hit.name)
-        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol; "
+        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}; "
                         "semlith_files lists files, semlith_search finds code")
 
     def _holder_of(self, path: Path, known: list[Known]) -> Known:
@@ -262,7 +266,10 @@ class LocalLibrary(Installation):
               verify: bool = False) -> IndexReport:
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target, model, backend, allow_system)
+        home = self.settings.home
+        was = {Path(e.folder).resolve(): e.name for e in registered_stores(home)}
         with self.source.writing(target.folder, create) as (label, opened):
+            taken = renamed(home, opened, was.get(target.folder.resolve()))
             if model and model != opened.model:
                 raise ModelError(f"store {str(target.folder)!r} was built with model "
                                  f"{opened.model!r}; a store keeps its model (asked for "
@@ -278,6 +285,7 @@ class LocalLibrary(Installation):
                                on_progress=on_progress, on_skip=skip, track=track)
             report.verified = verified
             report.store, report.created = label, create is not None and create.called
+            report.renamed_from, report.name_taken_by = taken
             report.by_daemon = self.source.served_by
             return report
 

@@ -19,7 +19,7 @@ from typing import Protocol
 import xxhash
 
 from semlith.errors import DaemonNotRunning, SemlithError
-from semlith.home import RegisteredStore, register_store, registered_stores
+from semlith.home import RegisteredStore, free_name, register_store, registered_stores
 from semlith.scope import Known, label_stores
 from semlith.settings import Settings
 from semlith.store import Store
@@ -52,9 +52,24 @@ def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store
 
 
 def register(home: Path, store: Store) -> None:
-    """Record the store in SEMLITH_HOME so `semlith serve` (and agents) find it."""
+    """Record the store in SEMLITH_HOME so `semlith serve` (and agents) find it, under a
+    name no other store on the machine has (a writable store whose name another holds
+    is renamed: `app-2`; issue #23)."""
+    name, holder = free_name(home, store.folder, store.name)
+    if holder and store.writable:
+        store.rename(name)
     register_store(home, RegisteredStore(str(store.folder.resolve()),
                                          str(store.root.resolve()), store.model, store.name))
+
+
+def renamed(home: Path, store: Store, was: str | None) -> tuple[str, str]:
+    """(the name it wanted, the folder holding it) when registering it this run renamed
+    the store (`was`: its registered name before); ('', '') otherwise."""
+    wanted = store.root.name
+    if store.name == was or not store.name.startswith(f"{wanted}-"):
+        return "", ""
+    holder = next((e.folder for e in registered_stores(home) if e.name == wanted), "")
+    return (wanted, holder) if holder else ("", "")
 
 
 def open_for_writing(settings: Settings, folder: Path, create: Callable[[], Store] | None,

@@ -8,7 +8,8 @@ person's library — the CLI's `RemoteLibrary` — one route per library method.
 or wrong key is 401 with a one-line JSON error; a `Host` that is not loopback is 400
 and an `Origin` that is not a loopback origin 403 — before any route runs. A body over
 MAX_BODY is refused with 413 before it is read (`Content-Length`) or as soon as it
-passes the limit (chunked).
+passes the limit (chunked). A 401 carries `WWW-Authenticate: Bearer`; `/.well-known/*`
+(where clients probe for OAuth metadata) is 404 without a key.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from semlith.settings import Settings
 CALL_THREADS = 8
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 MAX_BODY = 4 << 20
+CHALLENGE = ((b"www-authenticate", b'Bearer realm="semlith"'),)  # RFC 6750 section 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,10 @@ class Guard:
         if path == "/healthz" and scope["method"] == "GET":
             await self.app(scope, receive, send)
             return
+        if path.startswith("/.well-known/"):  # OAuth metadata probes: there is none
+            await refuse(send, 404, "not found: semlith takes a bearer key, not OAuth "
+                         "(`semlith key show` prints the agent key)")
+            return
         if is_portal_path(path):  # its own credential: a session token (semlith/portal/)
             await self.app(scope, _capped(receive, self.max_body), send)
             return
@@ -95,7 +101,8 @@ class Guard:
         if not hmac.compare_digest(headers.get("authorization", b""), expected):
             which = "control key (the CLI reads it itself)" if path.startswith("/api/") \
                 else "agent key (`semlith key show` prints it)"
-            await refuse(send, 401, f"missing or wrong bearer key: this route takes the {which}")
+            await refuse(send, 401, f"missing or wrong bearer key: this route takes the {which}",
+                         CHALLENGE)
             return
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:

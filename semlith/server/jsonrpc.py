@@ -23,16 +23,18 @@ class BodyTooLarge(Exception):
     """A body passed the Guard's limit while it was read (a chunked upload)."""
 
 
-async def refuse(send: Send, status: int, message: str) -> None:
+async def refuse(send: Send, status: int, message: str,
+                 headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     """A response whose body is one line of JSON: {"error": message}."""
-    await _json(send, status, {"error": message})
+    await _json(send, status, {"error": message}, headers)
 
 
-async def _json(send: Send, status: int, body: Any) -> None:
+async def _json(send: Send, status: int, body: Any,
+                headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     data = json.dumps(body).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(data)).encode())]})
+                            (b"content-length", str(len(data)).encode()), *headers]})
     await send({"type": "http.response.body", "body": data})
 
 

@@ -6,6 +6,10 @@ deciding which tool to call, and kept short: the whole `tools/list` stays under 
 tokens (a test checks). Failures come back as a tool result with `isError` and one
 sentence the agent can act on.
 
+Arguments follow one rule for every tool (semlith/server/arguments.py): unknown names
+are refused, `store` is an alias of `stores`, one string stands for a one-element list,
+and a number out of range is clamped with a note.
+
 Scope: without `stores`, a tool answers from the stores of the caller's project — the
 folders named by the `Semlith-Roots` header (the stdio proxy sends the editor's MCP
 roots, or its own folder) or, over stdio in process, the client's MCP roots.
@@ -33,14 +37,14 @@ from semlith.errors import SemlithError
 from semlith.ingest.names import escape_name
 from semlith.library import Library
 from semlith.server import answers
-from semlith.types import Filters, Scope
+from semlith.server.arguments import RuledTool
+from semlith.types import Filters, Scope, counted
 
 log = logging.getLogger("semlith.tools")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 ROOTS_HEADER = "semlith-roots"
-Stores = Annotated[list[str], Field(description='Store names; ["*"]: all. Default: '
-                                    "this project's")]
+Stores = Annotated[list[str], Field(description='Names; ["*"]: all; default: this project')]
 INSTRUCTIONS = ("Semantic + keyword code search over the user's indexed folders. Prefer "
                 "semlith_search to grep for questions; semlith_read to see exact lines.")
 
@@ -62,12 +66,21 @@ def _answers(func: Callable[..., Awaitable[str | CallToolResult]]
 
 
 def _compact(schema: Any) -> Any:
-    """A JSON schema without pydantic's titles: tools/list stays small (< 1,000 tokens)."""
+    """A JSON schema without pydantic's titles or empty defaults (an absent default says
+    as much): tools/list stays small (< 1,000 tokens)."""
     if isinstance(schema, dict):
-        return {k: _compact(v) for k, v in schema.items() if k != "title"}
+        return {k: _compact(v) for k, v in schema.items()
+                if k != "title" and not (k == "default" and v in ([], "", False))}
     if isinstance(schema, list):
         return [_compact(v) for v in schema]
     return schema
+
+
+def _one_store(stores: list[str]) -> str | None:
+    """The one store a write names (`stores` or its alias `store`), or None."""
+    if len(stores) > 1 or stores == ["*"]:
+        raise ValueError(f"name one store to write to, not {', '.join(stores)}")
+    return stores[0] if stores else None
 
 
 async def scope_of(ctx: Context, stores: list[str]) -> Scope:
@@ -129,7 +142,8 @@ class _Registry:
     def tool(self, annotations: ToolAnnotations
              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(func: Callable[..., Any]) -> Callable[..., Any]:
-            tool = Tool.from_function(func, annotations=annotations, structured_output=False)
+            tool = RuledTool.from_function(func, annotations=annotations,
+                                           structured_output=False)
             tool.parameters = _compact(tool.parameters)
             tool.description = " ".join(tool.description.split())
             self.tools.append(tool)
@@ -138,8 +152,25 @@ class _Registry:
 
     def server(self, listed: str = "default") -> MCPServer:
         shown = None if listed == "all" else LISTED
-        return _Listing("semlith", version=__version__, instructions=INSTRUCTIONS,
-                        log_level="WARNING", tools=self.tools, shown=shown)
+        server = _Listing("semlith", version=__version__, instructions=INSTRUCTIONS,
+                          log_level="WARNING", tools=self.tools, shown=shown)
+        _serve_only_tools(server)
+        return server
+
+
+# The SDK registers prompt and resource handlers on every MCPServer and advertises a
+# capability for each registered handler; semlith has neither, and clients that saw the
+# capabilities listed two empty sets (issue #23). The SDK offers no way to unregister
+# a handler, so they leave its table here; tests/test_protocol.py notices if that stops
+# working. Unserved, the methods answer "method not found".
+UNSERVED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list",
+            "resources/read", "resources/subscribe", "resources/unsubscribe")
+
+
+def _serve_only_tools(server: MCPServer) -> None:
+    handlers = server._lowlevel_server._request_handlers
+    for method in UNSERVED:
+        handlers.pop(method, None)
 
 
 # What tools/list shows by default (issue #22): the questions agents ask (find, brief,
@@ -247,8 +278,8 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
         """Stores served, their size, model, and whether indexing is running."""
         out = []
         for info in await call(library.stats, scope=await scope_of(ctx, stores)):
-            out.append(f"{info.name}: root {info.root}, {info.files} files "
-                       f"({info.pending_files} pending), {info.chunks} chunks"
+            out.append(f"{info.name}: root {info.root}, {counted(info.files, 'file')} "
+                       f"({info.pending_files} pending), {counted(info.chunks, 'chunk')}"
                        + (f" ({info.pending_chunks} not embedded yet)"
                           if info.pending_chunks else "") + ", model "
                        f"{info.model}, indexing {info.indexing}"
@@ -277,12 +308,12 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
     async def semlith_index(
         ctx: Context,
         paths: Annotated[list[str], Field(description="Under a served root")] = [],  # noqa: B006
-        store: Annotated[str, Field(description="Store name")] = "",
+        stores: Annotated[list[str], Field(description="One store name")] = [],  # noqa: B006
         time_budget: Annotated[float, Field(ge=1, le=600)] = 45,
     ) -> str:
         """Bring the index up to date now. Works for time_budget seconds; call again
         to continue when it says files are left."""
-        report = await call(library.index, paths or (), store=store or None,
+        report = await call(library.index, paths or (), store=_one_store(stores),
                             time_budget=time_budget)
         return str(report.summary())
 
@@ -291,11 +322,11 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
     async def semlith_forget(
         ctx: Context,
         path: Annotated[str, Field(description="File or folder under a served root")],
-        store: Annotated[str, Field(description="Store name")] = "",
+        stores: Annotated[list[str], Field(description="One store name")] = [],  # noqa: B006
     ) -> str:
         """Remove a file or folder from the index (files on disk are untouched)."""
-        removed = await call(library.forget, path, store=store or None)
-        return f"forgot {removed} file{'s' if removed != 1 else ''}"
+        removed = await call(library.forget, path, store=_one_store(stores))
+        return f"forgot {counted(removed, 'file')}"
 
     from semlith.server import graph_tools
 

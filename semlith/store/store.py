@@ -16,6 +16,7 @@ are lost go back to pending, and trashed vector ids are removed.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from semlith.errors import BackendError, ModelError, StoreNotFound
+from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
@@ -104,6 +105,15 @@ class Store:
         return self._name
 
     exists = staticmethod(store_exists)  # whether a folder holds a (finished) store
+
+    def rename(self, name: str) -> None:
+        """Give the store another name (another store on the machine has this one)."""
+        self._require_writer()
+        with self.catalog.transaction():
+            if self.catalog.meta("first_name") is None:
+                self.catalog.set_meta("first_name", self.name)
+            self.catalog.set_meta("name", name)
+        self._name = name
 
     @classmethod
     def create_mirror(cls, folder: Path, *, backend: str, settings: Settings) -> Store:
@@ -189,7 +199,9 @@ class Store:
         if backend is None:
             return
         engine = backend_for(backend)
-        wanted = engine.named(backend, model=self.model, repo=self.name)
+        # the name the store had when its rows were named (a rename does not move them)
+        repo = self.catalog.meta("first_name") or self.name
+        wanted = engine.named(backend, model=self.model, repo=repo)
         have = self._backend
         if not have or engine.identity(wanted) != engine.identity(have):
             raise BackendError(f"store {str(self.folder)!r} keeps its vectors in "
@@ -201,19 +213,23 @@ class Store:
         """Open an existing store; `writable` takes the writer lock (or raises StoreLocked)."""
         if not (folder / CATALOG_NAME).exists():
             raise StoreNotFound(f"no semlith store at {str(folder)!r}")
-        if not writable:
-            cls._upgrade(folder, settings)
-        lock = WriterLock(folder, command).acquire() if writable else None
         try:
-            catalog = Catalog.open(folder / CATALOG_NAME, readonly=not writable)
-            store = cls(folder, catalog, settings, lock)
-            if lock is not None:
-                store._recover()
-            return store
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+            if not writable:
+                cls._upgrade(folder, settings)
+            lock = WriterLock(folder, command).acquire() if writable else None
+            try:
+                catalog = Catalog.open(folder / CATALOG_NAME, readonly=not writable)
+                store = cls(folder, catalog, settings, lock)
+                if lock is not None:
+                    store._recover()
+                return store
+            except BaseException:
+                if lock is not None:
+                    lock.release()
+                raise
+        except sqlite3.DatabaseError as exc:  # not SQLite at all: a traceback before
+            raise StoreCorrupt(f"{str(folder / CATALOG_NAME)!r} is not a semlith catalog "
+                               f"({exc})") from None
 
     @classmethod
     def _upgrade(cls, folder: Path, settings: Settings) -> None:

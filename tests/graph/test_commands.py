@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from semlith.errors import UnknownSymbol
+from semlith.errors import BadTarget, UnknownSymbol
 from semlith.graph_types import Brief
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
@@ -173,11 +173,13 @@ def test_the_cli(project: tuple[Path, LocalLibrary]) -> None:
 def test_symbol_and_read_refuse_an_owner_that_has_no_such_method(
         project: tuple[Path, LocalLibrary]) -> None:
     root, library = project
-    for ask in (lambda: library.symbol("Nonexistent.save", scope=scope(root)),
-                lambda: library.read("Nonexistent.save", scope=scope(root))):
-        with pytest.raises(UnknownSymbol,
-                           match=r"^no definition of `Nonexistent.save`; nearest: Base.save$"):
-            ask()
+    with pytest.raises(UnknownSymbol,
+                       match=r"^no definition of `Nonexistent.save`; nearest: Base.save$"):
+        library.symbol("Nonexistent.save", scope=scope(root))
+    # a read names a file or a symbol: refused as either, with the nearest real names
+    with pytest.raises(BadTarget, match=r"neither an indexed file nor a symbol \(no "
+                                        r"definition of `Nonexistent.save`; nearest: Base.save\)"):
+        library.read("Nonexistent.save", scope=scope(root))
     assert next(h.qualname for h in library.symbol("Base.save", scope=scope(root))) == \
         "Base.save"
     refused = run("symbol", "Nonexistent.save", "--store", str(root / ".semlith"))
