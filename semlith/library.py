@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from semlith.activity import Agents, Run
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
+from semlith.grep_types import Matches
 from semlith.types import (
     Answer,
     Definition,
@@ -62,6 +63,17 @@ class Library(Protocol):
         whose `kind` is "image". Raises BadTarget for an image that cannot be read,
         ModelError when the image model cannot load.
         """
+        ...
+
+    def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
+             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             scope: Scope = Scope()) -> Matches:
+        """The lines of the indexed files that contain `pattern` (a literal, or a Python
+        regex with `regex`), as `read` serves them: withheld files are not searched,
+        redacted text stays redacted. At most `limit` lines (`files_only`: files), each
+        with `context` lines either side, and a count of the rest. A regex that can
+        backtrack without bound is refused (ValueError); a search stops after 10 s and
+        says so in `note` (semlith/local/grep.py)."""
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50

@@ -22,6 +22,7 @@ from typing import Any
 from semlith import errors
 from semlith.activity import Agents, Run
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
+from semlith.grep_types import Matches
 from semlith.home import Discovery, control_key
 from semlith.inventory import Installation
 from semlith.library import OnEvent, OnProgress, OnSkip
@@ -121,6 +122,13 @@ class RemoteLibrary(Installation):
         if image is not None:  # the daemon reads it: it runs as the same user
             body["image"] = str(Path(image).expanduser().resolve())
         return Answer.from_json(self._call("search", body))
+
+    def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
+             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             scope: Scope = Scope()) -> Matches:
+        return Matches.from_json(self._call("grep", {
+            "pattern": pattern, "regex": regex, "context": context, "limit": limit,
+            "files_only": files_only, "filters": filters.as_json(), "scope": scope.as_json()}))
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[Definition]:

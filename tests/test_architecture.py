@@ -25,7 +25,7 @@ ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
             PACKAGE / "portal" / "routes.py"]
 # semlith.ingest.names: how a path prints on one line, a pure function every adapter uses
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.graph_types",
-           "semlith.errors",
+           "semlith.grep_types", "semlith.errors",
            "semlith.ingest.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
                                            "semlith.server.arguments",
@@ -37,7 +37,8 @@ SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM
                  r"|CREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL))\b|\.execute(many)?\(", re.I)
 # The layers, lowest first: (name, module prefixes). docs/architecture.md has this table.
 LAYERS = [
-    ("foundation", ("semlith", "semlith.types", "semlith.graph_types", "semlith.activity",
+    ("foundation", ("semlith", "semlith.types", "semlith.graph_types", "semlith.grep_types",
+                    "semlith.activity",
                     "semlith.errors", "semlith.settings", "semlith.weights", "semlith.languages",
                     "semlith.text", "semlith.roles", "semlith.private", "semlith.memory",
                     "semlith.folders", "semlith.home", "semlith.oslock")),

@@ -10,7 +10,8 @@ import click
 
 from semlith.cli import output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.types import Filters
+from semlith.grep_types import grouped
+from semlith.types import Filters, Scope
 
 
 def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,24 +26,44 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 @main.command()
 @click.argument("query", required=False, default="")
-@click.option("-k", "k", default=10, show_default=True, help="Number of results.")
+@click.option("-k", "--limit", "k", default=10, show_default=True,
+              help="Number of results (--exact/--regex: matching lines, default 100).")
 @click.option("--image", "image", metavar="FILE",
               help="Find images like FILE (image search; QUERY is then optional).")
+@click.option("--exact", "exact", metavar="TEXT", help="Lines containing TEXT, literally.")
+@click.option("--regex", "regex", metavar="PATTERN",
+              help="Lines matching a Python regex (nested quantifiers are refused).")
+@click.option("-C", "--context", "context", type=click.IntRange(0, 50), default=0,
+              help="With --exact/--regex: lines of context either side.")
+@click.option("-l", "--files-with-matches", "files_only", is_flag=True,
+              help="With --exact/--regex: only the paths of files with a match.")
 @json_option
 @store_option(multiple=True)
 @_filter_options
 @click.pass_context
-def search(ctx: click.Context, query: str, k: int, image: str | None, as_json: bool,
+def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str | None,
+           regex: str | None, context: int, files_only: bool, as_json: bool,
            stores: tuple[str, ...], path: tuple[str, ...], ext: tuple[str, ...],
            lang: tuple[str, ...]) -> None:
-    """Search the index for QUERY (plain English, an identifier, or both).
+    """Search the index for QUERY (plain English, an identifier, or both), or for the
+    lines that contain --exact TEXT or match --regex PATTERN, as ripgrep prints them.
 
     Exits 1 when nothing is found.
     """
+    filters = Filters(path, ext, lang)
+    if exact is not None or regex is not None:
+        if query or image is not None or (exact is not None and regex is not None):
+            raise click.UsageError("--exact and --regex take the pattern; give one of them, "
+                                   "without QUERY or --image")
+        limit = 100 if ctx.get_parameter_source("k") == click.core.ParameterSource.DEFAULT \
+            else k
+        _grep(ctx, exact if regex is None else regex, regex is not None,
+              (context, limit, files_only), as_json, scope(ctx, stores), filters)
+        return
     if not query and image is None:
         raise click.UsageError("give a QUERY, or --image FILE")
     with errors(as_json):
-        answer = library(ctx).search(query, k=k, filters=Filters(path, ext, lang),
+        answer = library(ctx).search(query, k=k, filters=filters,
                                      scope=scope(ctx, stores), image=image)
     for note in answer.notes:
         click.echo(f"semlith: note: {note}", err=True)
@@ -51,6 +72,30 @@ def search(ctx: click.Context, query: str, k: int, image: str | None, as_json: b
     elif answer.hits:
         click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1))
     if not answer.hits:
+        sys.exit(1)
+
+
+def _grep(ctx: click.Context, pattern: str | None, regex: bool, shape: tuple[int, int, bool],
+          as_json: bool, where: Scope, filters: Filters) -> None:
+    """`search --exact/--regex`: ripgrep's lines; the rest counted on stderr."""
+    context, limit, files_only = shape
+    with errors(as_json):
+        found = library(ctx).grep(pattern or "", regex=regex, context=context, limit=limit,
+                                  files_only=files_only, filters=filters, scope=where)
+    for note in found.notes:
+        click.echo(f"semlith: note: {note}", err=True)
+    multi = len(found.stores) > 1
+    if as_json:
+        emit_json(found.as_json())
+    elif files_only:
+        for name in found.files:
+            click.echo(name if multi else name.split(":", 1)[1])
+    elif found.matches:
+        click.echo("\n".join(grouped(found.matches, multi_store=multi)))
+    if found.more and not as_json:
+        click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
+                   err=True)
+    if not found.files:
         sys.exit(1)
 
 

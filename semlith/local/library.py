@@ -26,10 +26,14 @@ from semlith.errors import BadTarget, ModelError, SemlithError, UnknownSymbol
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
+from semlith.grep_types import Matches
 from semlith.home import registered_stores
 from semlith.inventory import Installation
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.local.engine import Engine
+from semlith.local.grep import MAX_CONTEXT, collect, compile_pattern
+from semlith.local.grep import MAX_LIMIT as MAX_GREP
+from semlith.local.grep import Search as GrepSearch
 from semlith.local.indexing import run_index
 from semlith.local.reads import (
     chunk_passage,
@@ -116,6 +120,17 @@ class LocalLibrary(Installation):
         failed = [*opened.failed, *searcher.failed]
         return Answer(tuple(hits), tuple(name for name, _ in opened), note,
                       tuple(f"{label}: {why}" for label, why in failed))
+
+    def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
+             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             scope: Scope = Scope()) -> Matches:
+        if not 1 <= limit <= MAX_GREP:
+            raise ValueError(f"limit must be from 1 to {MAX_GREP}, got {limit}")
+        if not 0 <= context <= MAX_CONTEXT:
+            raise ValueError(f"context must be from 0 to {MAX_CONTEXT}, got {context}")
+        search = GrepSearch(compile_pattern(pattern, regex), context, filters)
+        with self._reading(scope) as (opened, note):
+            return collect(search, opened, note, limit, files_only)
 
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside

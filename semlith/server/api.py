@@ -102,6 +102,11 @@ HANDLERS: dict[str, Handler] = {
     "search": (lambda lib, b: lib.search(
         _get(b, "query", str, ""), k=_get(b, "k", int, 10), filters=_filters(b),
         scope=_scope(b), image=_optional(b, "image", str)), lambda answer: answer.as_json()),
+    "grep": (lambda lib, b: lib.grep(
+        _get(b, "pattern", str, ""), regex=_get(b, "regex", bool, False),
+        context=_get(b, "context", int, 0), limit=_get(b, "limit", int, 100),
+        files_only=_get(b, "files_only", bool, False), filters=_filters(b), scope=_scope(b)),
+        lambda matches: matches.as_json()),
     "symbol": (lambda lib, b: lib.symbol(_get(b, "name", str, ""), scope=_scope(b),
                                          limit=_get(b, "limit", int, 50)), _ROWS),
     "read": (lambda lib, b: lib.read(_get(b, "target", str, ""), scope=_scope(b),

@@ -97,6 +97,10 @@ class Corpus(Protocol):
     def files(self) -> Iterator[FileRecord]:
         ...
 
+    def file_paths(self, sel: Selection) -> list[str]:
+        """The paths of the files the selection keeps, in order (what `grep` reads)."""
+        ...
+
     def stats(self) -> dict[str, Any]:
         """The store's counts and make-up, as `semlith stats` shows them."""
         ...
@@ -158,6 +162,9 @@ class LocalCorpus:
 
     def files(self) -> Iterator[FileRecord]:
         return self.catalog.files()
+
+    def file_paths(self, sel: Selection) -> list[str]:
+        return q.selected_paths(self.catalog, sel)
 
     def skipped(self) -> dict[str, SkipRecord]:
         return self.catalog.skipped()

@@ -93,6 +93,12 @@ def selected_ids(catalog: Catalog, sel: Selection) -> np.ndarray:
     return np.fromiter((r[0] for r in cur), dtype=np.uint64)
 
 
+def selected_paths(catalog: Catalog, sel: Selection) -> list[str]:
+    """The paths of the files the selection keeps, pending ones too, in path order."""
+    return [r[0] for r in catalog.db.execute(
+        f"SELECT f.path FROM files f WHERE ({sel.where}) ORDER BY f.path", sel.params)]
+
+
 def keep_selected(catalog: Catalog, ids: Sequence[int], sel: Selection) -> set[int]:
     """The ids among `ids` whose chunk exists and the selection keeps."""
     if not ids:
