@@ -19,6 +19,7 @@ from semlith.types import Filters, Scope
 from tests.cli_util import run
 from tests.conftest import HashEmbedder
 from tests.secret_fixtures import fakes, write_secret_tree
+from tests.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
 from tests.test_secrets import assert_nothing_leaks
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -154,3 +155,27 @@ def test_withheld_files_are_not_searched_and_redactions_stay(tmp_path: Path,
                             scope=everywhere).files == ()
     finally:
         library.close()
+
+
+# -- the MCP tool: semlith_search's mode ----------------------------------------------
+
+def test_semlith_search_exact_and_regex_modes(served: Served) -> None:  # noqa: F811
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "class RetryPolicy", "mode": "exact"})
+    assert not failed and text.startswith("net/retry.py:") and ":class RetryPolicy" in text
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": r"def \w+\(", "mode": "regex", "ext": "py"})
+    lines = [line for line in text.splitlines() if line]
+    assert not failed and lines and all(line.split(":")[0].endswith(".py") for line in lines)
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "no line holds this", "mode": "exact"})
+    assert not failed and text == "No line matches."
+    text, failed = _call_tool(served, "semlith_search", {"query": "(a+)+", "mode": "regex"})
+    assert failed and "refused" in text and "\n" not in text
+
+
+def test_semlith_search_exact_mode_stays_within_max_tokens(served: Served) -> None:  # noqa: F811
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "e", "mode": "exact", "max_tokens": 100})
+    assert not failed and len(text) // 4 <= 100 + 40  # the lines, and the note saying so
+    assert "more matching lines here" in text and "raise max_tokens" in text

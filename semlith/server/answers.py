@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from semlith.grep_types import Matches, marked
 from semlith.ingest.names import escape_name
 from semlith.types import Definition, Hit, Passage
 
@@ -61,6 +62,26 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
         out.append(f"({len(hits) - shown} more hits left out to stay within "
                    f"max_tokens={max_tokens})")
     return _noted("\n".join(out), note)
+
+
+def matches(found: Matches, max_tokens: int) -> str:
+    """`path:line:text` per matching line, grouped by file, within `max_tokens`."""
+    if not found.files:
+        return _noted("No line matches.", "; ".join(found.notes))
+    kept: list[str] = []
+    used = shown = 0
+    for line, hit in marked(found.matches, multi_store=len(found.stores) > 1, width=300):
+        used += _tokens(line)
+        if used > max_tokens:
+            break
+        kept.append(line)
+        shown += hit
+    left = len(found.matches) - shown
+    more = ", and ".join(filter(None, [f"{left} more matching lines here" if left else "",
+                                       found.more]))
+    notes = [*found.notes, *([f"{more} (raise max_tokens or narrow path/ext)"]
+                             if more else [])]
+    return _noted("\n".join(kept), "; ".join(notes))
 
 
 def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:

@@ -216,10 +216,16 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
         stores: Stores = [],  # noqa: B006
         format: Literal["locate", "excerpt"] = "locate",
         max_tokens: Annotated[int, Field(ge=100, le=20000)] = 2000,
+        mode: Literal["meaning", "exact", "regex"] = "meaning",
     ) -> str:
         """Find the code or docs that answer a question. locate: one line per hit,
-        grouped by file; excerpt: hit text. Then semlith_read the lines you need."""
+        grouped by file; excerpt: hit text. mode exact/regex: the matching lines
+        (path:line:text). Then semlith_read the lines you need."""
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
+        if mode != "meaning":
+            found = await call(library.grep, query, regex=mode == "regex", filters=filters,
+                               scope=await scope_of(ctx, stores))
+            return answers.matches(found, max_tokens)
         answer = await call(library.search, query, k=k, filters=filters,
                             scope=await scope_of(ctx, stores))
         multi, note = len(answer.stores) > 1, "; ".join(answer.notes)
