@@ -258,11 +258,16 @@ def test_the_api_answers_with_the_library(portal: Portal) -> None:
     control = {"Authorization": f"Bearer {portal.keys.control}"}
     for method, body in (("stats", {}), ("files", {}), ("skipped", {}),
                          ("search", {"query": "RetryPolicy backoff", "k": 3}),
+                         ("grep", {"pattern": r"class\s+Retry", "regex": True, "context": 1,
+                                   "filters": {"exts": ["py"]}}),
                          ("read", {"target": "net/retry.py:1-3"}), ("agents", {})):
         mine = portal.client.post(f"/portal/api/{method}", headers=session, json=body)
         theirs = portal.client.post(f"/api/{method}", headers=control, json=body)
         assert mine.status_code == theirs.status_code == 200, (method, mine.text)
         assert mine.json() == theirs.json(), method
+    found = portal.client.post("/portal/api/grep", headers=session,
+                               json={"pattern": "class RetryPolicy"}).json()
+    assert [m["path"] for m in found["matches"]] == ["net/retry.py"]  # the page's answer
     agents = portal.client.post("/portal/api/agents", headers=session, json={}).text
     assert portal.keys.agent not in agents and "agent.key" in agents
 
@@ -271,7 +276,9 @@ def test_bad_input_is_a_one_line_error(portal: Portal) -> None:
     session = portal.session()
     for method, body in (("search", {"query": ""}), ("search", {"query": "x", "k": "ten"}),
                          ("read", {"target": "../etc/passwd"}), ("index", {}),
-                         ("index", {"store": "nope"}), ("stop_run", {"store": 5})):
+                         ("index", {"store": "nope"}), ("stop_run", {"store": 5}),
+                         ("grep", {"pattern": "(a+)+", "regex": True}),
+                         ("grep", {"pattern": "x", "limit": 0})):
         answer = portal.client.post(f"/portal/api/{method}", headers=session, json=body)
         assert answer.status_code == 400, (method, answer.text)
         error = answer.json()["error"]

@@ -205,6 +205,24 @@ def test_a_search_with_a_filter_returns_what_semlith_search_returns_and_opens_a_
     assert problems(chrome) == []
 
 
+def test_the_exact_mode_shows_the_lines_semlith_search_exact_finds(
+        chrome: Any, daemon: tuple[Daemon, Path]) -> None:
+    served, _ = daemon
+    signed_in(chrome, served, "search")
+    css(chrome, "#q").send_keys("retry")
+    css(chrome, "#f-ext").send_keys("py")
+    chrome.execute_script("document.getElementById('f-mode').value = 'exact'")
+    css(chrome, "form[role=search] button[type=submit]").click()
+    files = wait(chrome, lambda d: csss(d, ".hits > li"))
+    expected = cli_json(served, "search", "--exact", "retry", "--ext", "py", "-C", "2",
+                        "--limit", "200")
+    assert [f.get_attribute("data-path") for f in files] == [
+        name.split(":", 1)[1] for name in expected["files"]]
+    shown_lines = [b.text for f in files for b in f.find_elements("css selector", "button")]
+    assert shown_lines == [f"{m['line']}:" for m in expected["matches"]]
+    assert problems(chrome) == []
+
+
 def test_runs_page_starts_a_run_shows_it_move_and_stops_it(
         chrome: Any, daemon: tuple[Daemon, Path]) -> None:
     served, root = daemon
@@ -274,14 +292,16 @@ def test_every_control_is_labelled_and_reachable_by_keyboard(
         assert unnamed == [], (page, unnamed)
     shown(chrome, "search")  # the page with the most controls
     controls = chrome.execute_script(
-        "return document.querySelectorAll('nav a, #page input, #page button').length")
+        "return document.querySelectorAll('nav a, #page input, #page select, #page button')"
+        ".length")
     reached = []
     for _ in range(2 * controls + 2):  # Tab goes round every control, in reading order
         ActionChains(chrome).send_keys(Keys.TAB).perform()
         reached.append(chrome.execute_script(
             "const e = document.activeElement;"
             "return e === document.body ? '' : e.id || e.textContent.trim()"))
-    order = [f"nav-{p}" for p in PAGES] + ["q", "f-path", "f-ext", "f-lang", "Search"]
+    order = [f"nav-{p}" for p in PAGES] + ["q", "f-path", "f-ext", "f-lang", "f-mode",
+                                          "Search"]
     start = reached.index("nav-stores")
     assert [r for r in reached[start:] if r][:controls] == order, reached
     css(chrome, "#nav-agents").send_keys(Keys.ENTER)  # a link follows the Enter key

@@ -40,7 +40,7 @@ SECURITY_HEADERS = {
 }
 SESSION_HEADER = "x-semlith-session"
 # The library methods the pages call; `index` (start a run) is the portal's own route.
-METHODS = ("stats", "stores", "files", "skipped", "search", "read", "forget", "runs",
+METHODS = ("stats", "stores", "files", "skipped", "search", "grep", "read", "forget", "runs",
            "stop_run", "agents", "status")
 # The code graph's, served once the library has them (issue #22): the Graph page asks
 # `/portal/methods` and says what it will show until then.

@@ -360,6 +360,33 @@ function passageView(p) {
     list);
 }
 
+// Exact and regex mode: the matching lines grouped by file, ripgrep's way (issue #24).
+async function showMatches(out, open, body) {
+  const found = await call("grep", body);
+  const notes = (found.note ? [found.note] : []).concat(
+    found.failed.map(f => `store ${f} (not searched)`));
+  const files = [];
+  for (const m of found.matches) {
+    const last = files[files.length - 1];
+    if (last && last.store === m.store && last.path === m.path) last.matches.push(m);
+    else files.push({ store: m.store, path: m.path, matches: [m] });
+  }
+  const more = found.more_matches ? `; ${n(found.more_matches)} more matches in ` +
+    `${n(found.more_files)} files not shown` : "";
+  fill(out,
+    h("p", { role: "status" }, `${n(found.matches.length)} matching lines in ` +
+      `${n(files.length)} files${more}`),
+    notes.map(note => h("p", { class: "notice" }, note)),
+    h("ol", { class: "hits" }, files.map(f => h("li", { "data-path": f.path },
+      h("div", { class: "hit-head" }, h("span", { class: "mono" }, `${f.store}:${f.path}`)),
+      f.matches.map(m => h("div", {},
+        h("button", { type: "button", class: "quiet mono", "aria-label": `Open ${m.path} line ${m.line}`,
+                      onclick: () => open({ store: m.store, path: m.path,
+                        start_line: Math.max(1, m.line - 10), end_line: m.line + 10 }).catch(failed) },
+          `${m.line}:`),
+        h("pre", {}, [...m.before, m.text, ...m.after].join("\n"))))))));
+}
+
 async function searchPage() {
   const out = h("div", { id: "results" });
   const opened = h("div", {});
@@ -384,6 +411,13 @@ async function searchPage() {
     const filters = { paths: words(document.getElementById("f-path").value),
                       exts: words(document.getElementById("f-ext").value),
                       langs: words(document.getElementById("f-lang").value) };
+    const mode = document.getElementById("f-mode").value;
+    if (mode !== "meaning") {
+      await showMatches(out, open, { pattern: query, regex: mode === "regex", context: 2,
+                                     limit: 200, filters, scope: { stores: ["*"] } });
+      document.body.dataset.searched = (performance.now() - asked).toFixed(1);
+      return;
+    }
     const answer = await call("search", { query, k: 20, filters, scope: { stores: ["*"] } });
     const notes = (answer.note ? [answer.note] : []).concat(
       answer.failed.map(f => `store ${f} (not searched)`));
@@ -406,6 +440,11 @@ async function searchPage() {
       field("f-path", "Path globs", "src/**  !tests/**"),
       field("f-ext", "Extensions", "py md"),
       field("f-lang", "Languages", "python"),
+      h("div", { class: "field" }, h("label", { for: "f-mode" }, "Mode"),
+        h("select", { id: "f-mode", name: "f-mode" },
+          h("option", { value: "meaning" }, "Meaning"),
+          h("option", { value: "exact" }, "Exact text"),
+          h("option", { value: "regex" }, "Regex"))),
       h("button", { type: "submit" }, "Search")),
     out, opened);
   document.getElementById("q").focus();
