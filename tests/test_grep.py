@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from semlith.grep_types import Match, Matches
 from semlith.local import LocalLibrary, grep
 from semlith.local.grep import compile_pattern
 from semlith.settings import Settings
@@ -121,6 +122,22 @@ def test_a_slow_pattern_stops_the_search_and_says_where(tree: Path,
     result = run("search", "--regex", r"a*a*a*[bc]", "--path", "long.txt")
     assert result.exit_code == 1 and result.stdout == ""
     assert "stopped at proj:long.txt:1: the pattern took over 0.2 s" in result.stderr
+
+
+def test_a_file_replaced_by_a_link_out_of_the_root_is_not_searched(tree: Path) -> None:
+    outside = tree.parent / "outside.txt"
+    outside.write_text("OUTSIDE the root\n")
+    (tree / "net/retry.py").unlink()
+    (tree / "net/retry.py").symlink_to(outside)
+    assert _cli("--exact", "OUTSIDE") == set()
+    assert _cli("--exact", "def ") == _reference(tree, "def ", False)  # the rest still are
+
+
+def test_matches_cross_the_api_unchanged() -> None:
+    found = Matches((Match("proj", "a.py", 3, "x = 1", ("",), ("y",)),), ("proj:a.py",),
+                    4, 2, ("proj",), "note", ("other: why",))
+    assert Matches.from_json(json.loads(json.dumps(found.as_json()))) == found
+    assert found.more == "4 more matches in 2 files"
 
 
 def test_bad_patterns_are_usage_errors() -> None:
