@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from semlith.errors import BackendError, BadTarget, ModelError
+from semlith.errors import BackendError, BadTarget, ModelError, UnknownSymbol
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store import Store
@@ -437,6 +437,14 @@ def test_a_mirror_searches_a_repo_without_its_files(tmp_path: Path, settings: Se
     for listing in (reader.files, reader.skipped):
         with pytest.raises(BadTarget, match=r"'origin' is a mirror of .* on the machine"):
             listing(scope=origin)
+    # Its code graph is on the machine that indexes it (#22): one line, for every command.
+    for graph in (lambda: reader.neighbors("RetryPolicy", scope=origin),
+                  lambda: reader.impact("RetryPolicy", scope=origin),
+                  lambda: reader.path("RetryPolicy", "RetryPolicy", scope=origin)):
+        with pytest.raises(UnknownSymbol, match=r"^store 'origin' is a mirror without a "
+                                                r"catalog here: its code graph lives on the "
+                                                r"machine that indexes it$"):
+            graph()
     # A file reads back as its chunks hold it.
     passage = reader.read(hits[0].locator)
     assert passage.lines == tuple(hits[0].text.split("\n"))
