@@ -110,25 +110,15 @@ def brief_of(library: Any, scope: Scope, prefix: str, q: Question) -> dict[str, 
 
 def open_cached(cache: Path) -> tuple[Any, str]:
     """The library and store-name suffix retrieval.py's `--cache` uses (semlith_factory)."""
-    from vector_cache import CachedEmbedder, VectorCache, ingest_fingerprint
+    from vector_cache import cached_models
 
-    from semlith.embed.models import load_embedder
-    from semlith.embed.recipes import RECIPES
     from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import LocalLibrary
     from semlith.settings import Settings
 
     settings = Settings.load()
-    recipe = RECIPES.get(DEFAULT_MODEL)
-    keyed = f"{DEFAULT_MODEL}@recipe{recipe.version}" if recipe else DEFAULT_MODEL
-    vectors = VectorCache(cache / "vectors.db", keyed)
-
-    def factory(wanted: str) -> Any:
-        return CachedEmbedder(load_embedder(wanted, home=settings.home,
-                                            models_dir=settings.models_dir,
-                                            threads=settings.embed_threads), vectors)
-    library = LocalLibrary(settings, embedder_factory=factory)
-    return library, f"-{keyed.replace('/', '_')}-{ingest_fingerprint()}"
+    factory, suffix = cached_models(cache, DEFAULT_MODEL, settings)
+    return LocalLibrary(settings, embedder_factory=factory), suffix
 
 
 def run_corpus(library: Any, suffix: str, cache: Path, corpus: Corpus,

@@ -300,7 +300,6 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     <cache>/vectors.db (see vector_cache.py): a ranking change reuses the stores as they
     are, a chunking change embeds only chunk texts never seen before.
     """
-    from semlith.embed.models import load_embedder
     from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import LocalLibrary
     from semlith.settings import Settings
@@ -310,21 +309,10 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     name = model or DEFAULT_MODEL
     factory = None
     if cache is not None:
-        from vector_cache import CachedEmbedder, VectorCache, ingest_fingerprint
+        from vector_cache import cached_models
 
-        from semlith.embed.recipes import RECIPES
-
-        # A recipe model's vectors change with its recipe version: cache them apart.
-        recipe = RECIPES.get(name)
-        keyed = f"{name}@recipe{recipe.version}" if recipe else name
-        vectors = VectorCache(cache / "vectors.db", keyed)
-
-        def factory(wanted: str) -> Any:
-            return CachedEmbedder(load_embedder(wanted, home=settings.home,
-                                                models_dir=settings.models_dir,
-                                                threads=settings.embed_threads), vectors)
+        factory, suffix = cached_models(cache, name, settings)
         workdir = cache / "stores"
-        suffix = f"-{keyed.replace('/', '_')}-{ingest_fingerprint()}"
     else:
         suffix = ""
     library = LocalLibrary(settings, embedder_factory=factory)

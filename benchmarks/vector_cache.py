@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -106,3 +107,22 @@ class CachedEmbedder:
         vector = self.inner.embed_query(text)  # type: ignore[attr-defined]
         self.cache.put(["\0query\0" + text], vector[None, :])
         return np.asarray(vector, np.float32)
+
+
+def cached_models(cache: Path, name: str, settings: Any) -> tuple[Any, str]:
+    """A model factory over `<cache>/vectors.db` for model `name`, and the store-name
+    suffix of stores built with it (model, recipe version, ingest fingerprint).
+
+    A recipe model's vectors change with its recipe version: they are cached apart."""
+    from semlith.embed.models import load_embedder
+    from semlith.embed.recipes import RECIPES
+
+    recipe = RECIPES.get(name)
+    keyed = f"{name}@recipe{recipe.version}" if recipe else name
+    vectors = VectorCache(cache / "vectors.db", keyed)
+
+    def factory(wanted: str) -> Any:
+        return CachedEmbedder(load_embedder(wanted, home=settings.home,
+                                            models_dir=settings.models_dir,
+                                            threads=settings.embed_threads), vectors)
+    return factory, f"-{keyed.replace('/', '_')}-{ingest_fingerprint()}"
