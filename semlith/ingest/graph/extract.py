@@ -60,13 +60,18 @@ EDGE_SECONDS = PARSE_SECONDS
 MAX_EDGES = 50_000
 
 
+def _edge_source(grammar: str) -> Any:
+    """grammars/edges/<grammar>.scm (it may not exist)."""
+    return resources.files("semlith.grammars") / "edges" / f"{grammar}.scm"
+
+
 @functools.cache
 def edge_query(grammar: str) -> Any:
     """The compiled edge query of a grammar, or None without grammars/edges/<name>.scm."""
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language
 
-    source = resources.files("semlith.grammars") / "edges" / f"{grammar}.scm"
+    source = _edge_source(grammar)
     if not source.is_file():
         return None
     return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]
@@ -83,11 +88,10 @@ def edges_fingerprint(language: Language | None) -> str:
     + the definitions query its callers' qualnames come from); "" without edges."""
     import xxhash
 
-    if not has_edges(language) or language is None:
+    if not has_edges(language) or language is None or language.grammar is None:
         return ""
-    folder = resources.files("semlith.grammars")
-    query = (folder / "edges" / f"{language.grammar}.scm").read_text()
-    defs = folder / f"{language.grammar}.scm"
+    query = _edge_source(language.grammar).read_text()
+    defs = resources.files("semlith.grammars") / f"{language.grammar}.scm"
     query += defs.read_text() if defs.is_file() else ""
     return f"{EXTRACTOR_REVISION}:{xxhash.xxh3_64_hexdigest(query.encode())}"
 
@@ -96,7 +100,7 @@ def has_edges(language: Language | None) -> bool:
     """Whether edges of this language are extracted (a grammar and an edge query)."""
     if language is None or language.grammar is None:
         return False
-    return (resources.files("semlith.grammars") / "edges" / f"{language.grammar}.scm").is_file()
+    return bool(_edge_source(language.grammar).is_file())
 
 
 def extract_edges(text: str, language: Language) -> FileEdges:
