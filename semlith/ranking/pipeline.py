@@ -21,6 +21,14 @@ SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]
 DEPTH = 50
 
 
+def stages(head: Context) -> list[Scores]:
+    """The scores after fusion and after each signal in turn."""
+    steps = [fuse(head)]
+    for signal in SIGNALS:
+        steps.append(signal(steps[-1], head))
+    return steps
+
+
 def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
          weights: Weights) -> list[tuple[int, float]]:
     """(chunk id, score), best first, for every candidate of `lists` that has a record.
@@ -31,10 +39,8 @@ def rank(query: Query, lists: Lists, records: dict[int, ChunkRecord],
     the top k + n for every k, whatever depth each k fetched.
     """
     head = Context(query, lists.head(DEPTH, records), records, weights)
-    scores = fuse(head)
-    for signal in SIGNALS:
-        scores = signal(scores, head)
-    ranked = order(scores, head)
+    steps = stages(head)
+    ranked = order(steps[-1], head)
     seen = {cid for cid, _ in ranked}
     best: dict[int, int] = {}
     for entries in ([i for i, _ in lists.dense], [i for i, _ in lists.keyword],
