@@ -24,6 +24,28 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
                         "(repeatable; !GLOB excludes).")(func)
 
 
+def _grep_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """ripgrep's context and per-file options, for --exact/--regex."""
+    for option in reversed([
+        click.option("-A", "--after-context", "after", type=click.IntRange(0, 50),
+                     metavar="N", help="With --exact/--regex: N lines after each match."),
+        click.option("-B", "--before-context", "before", type=click.IntRange(0, 50),
+                     metavar="N", help="With --exact/--regex: N lines before each match."),
+        click.option("-C", "--context", "context", type=click.IntRange(0, 50), default=0,
+                     metavar="N", help="With --exact/--regex: N lines either side "
+                     "(-A and -B override it on their side)."),
+        click.option("-l", "--files-with-matches", "files_only", is_flag=True,
+                     help="With --exact/--regex: only the paths of files with a match."),
+        click.option("-c", "--count", "count", is_flag=True,
+                     help="With --exact/--regex: `path:N`, the matching lines per file."),
+        click.option("--definitions/--no-definitions", default=True, show_default=True,
+                     help="With --exact/--regex: a `path=N=kind name` line naming the "
+                     "definition the matches below it are in."),
+    ]):
+        func = option(func)
+    return func
+
+
 @main.command()
 @click.argument("query", required=False, default="")
 @click.option("-k", "--limit", "k", default=10, show_default=True,
@@ -33,18 +55,14 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--exact", "exact", metavar="TEXT", help="Lines containing TEXT, literally.")
 @click.option("--regex", "regex", metavar="PATTERN",
               help="Lines matching a Python regex (nested quantifiers are refused).")
-@click.option("-C", "--context", "context", type=click.IntRange(0, 50), default=0,
-              help="With --exact/--regex: lines of context either side.")
-@click.option("-l", "--files-with-matches", "files_only", is_flag=True,
-              help="With --exact/--regex: only the paths of files with a match.")
+@_grep_options
 @json_option
 @store_option(multiple=True)
 @_filter_options
 @click.pass_context
-def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str | None,
-           regex: str | None, context: int, files_only: bool, as_json: bool,
-           stores: tuple[str, ...], path: tuple[str, ...], ext: tuple[str, ...],
-           lang: tuple[str, ...]) -> None:
+def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: str | None,
+           regex: str | None, as_json: bool, stores: tuple[str, ...], path: tuple[str, ...],
+           ext: tuple[str, ...], lang: tuple[str, ...], **shape: Any) -> None:
     """Search the index for QUERY (plain English, an identifier, or both), or for the
     lines that contain --exact TEXT or match --regex PATTERN, as ripgrep prints them.
 
@@ -55,10 +73,12 @@ def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str
         if query or image is not None or (exact is not None and regex is not None):
             raise click.UsageError("--exact and --regex take the pattern; give one of them, "
                                    "without QUERY or --image")
+        if shape["files_only"] and shape["count"]:
+            raise click.UsageError("give -l/--files-with-matches or -c/--count, not both")
         limit = 100 if ctx.get_parameter_source("k") == click.core.ParameterSource.DEFAULT \
             else k
-        _grep(ctx, exact if regex is None else regex, regex is not None,
-              (context, limit, files_only), as_json, scope(ctx, stores), filters)
+        _grep(ctx, exact if regex is None else regex, regex is not None, limit, shape,
+              as_json, scope(ctx, stores), filters)
         return
     if not query and image is None:
         raise click.UsageError("give a QUERY, or --image FILE")
@@ -75,23 +95,26 @@ def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str
         sys.exit(1)
 
 
-def _grep(ctx: click.Context, pattern: str | None, regex: bool, shape: tuple[int, int, bool],
-          as_json: bool, where: Scope, filters: Filters) -> None:
+def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
+          shape: dict[str, Any], as_json: bool, where: Scope, filters: Filters) -> None:
     """`search --exact/--regex`: ripgrep's lines; the rest counted on stderr."""
-    context, limit, files_only = shape
     with errors(as_json):
-        found = library(ctx).grep(pattern or "", regex=regex, context=context, limit=limit,
-                                  files_only=files_only, filters=filters, scope=where)
+        found = library(ctx).grep(
+            pattern or "", regex=regex, context=shape["context"], before=shape["before"],
+            after=shape["after"], limit=limit, files_only=shape["files_only"],
+            count=shape["count"], filters=filters, scope=where)
     for note in found.notes:
         click.echo(f"semlith: note: {note}", err=True)
     multi = len(found.stores) > 1
     if as_json:
         emit_json(found.as_json())
-    elif files_only:
-        for name in found.files:
-            click.echo(name if multi else name.split(":", 1)[1])
+    elif shape["files_only"] or shape["count"]:
+        for name, n in zip(found.files, found.counts, strict=True):
+            shown = name if multi else name.split(":", 1)[1]
+            click.echo(f"{shown}:{n}" if shape["count"] else shown)
     elif found.matches:
-        click.echo("\n".join(grouped(found.matches, multi_store=multi)))
+        click.echo("\n".join(grouped(found.matches, multi_store=multi,
+                                     definitions=shape["definitions"])))
     if found.more and not as_json:
         click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
                    err=True)

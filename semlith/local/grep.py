@@ -16,24 +16,27 @@ import re
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 import regex as _regex
 
 from semlith.errors import BadTarget
-from semlith.grep_types import Match, Matches
+from semlith.grep_types import Enclosing, Match, Matches
 from semlith.ingest.images import is_image
 from semlith.local.reads import file_passage
 from semlith.local.sources import Opened
 from semlith.locators import Target
 from semlith.store.query import Selection
-from semlith.types import Filters
+from semlith.types import Definition, Filters
 
 MAX_LIMIT = 10_000
 MAX_CONTEXT = 50
 LINE_CAP = 10_000  # characters of one line a pattern is tried on (minified files)
 TIME_BUDGET = 10.0  # seconds for one search, over every file
 FILE_BUDGET = 2.0  # seconds for one file: a pattern slower than that backtracks
+MAX_SPANS = 50  # highlighted matches in one line
 _WIDE = 16  # a repeat allowing more than this many repetitions backtracks like `*`
 
 # sre_parse warns on import in 3.11 (filterwarnings = error); its new home is private.
@@ -91,9 +94,11 @@ def _danger(items: Any, *, inside: bool) -> str:
 class Search:
     """One grep over the opened stores: the matches in order, and where it stopped."""
 
-    def __init__(self, pattern: Any, context: int, filters: Filters) -> None:
+    def __init__(self, pattern: Any, context: tuple[int, int], filters: Filters,
+                 lines: bool = True) -> None:
         self.pattern = pattern
-        self.context = context
+        self.before, self.after = context
+        self.lines = lines  # False: files only counted or listed, nothing else looked up
         self.selection = Selection.of(filters)
         self.deadline = time.monotonic() + TIME_BUDGET
         self.searched = 0
@@ -122,12 +127,13 @@ class Search:
 
     def _file(self, label: str, store: Any, path: str) -> list[Match]:
         try:  # withheld, deleted or unreadable now: not served, so not searched
-            lines = file_passage(label, store, Target(label, path, None, None),
-                                 sys.maxsize).lines
+            passage = file_passage(label, store, Target(label, path, None, None), sys.maxsize)
         except BadTarget:
             return []
-        found: list[Match] = []
-        c, search = self.context, self.pattern.search
+        lines, found = passage.lines, list[Match]()
+        if lines and not lines[-1]:  # after the last newline: no line, as ripgrep counts
+            lines = lines[:-1]
+        b, a, search = self.before, self.after, self.pattern.search
         until = min(self.deadline, time.monotonic() + FILE_BUDGET)
         for i, line in enumerate(lines):
             try:
@@ -136,9 +142,24 @@ class Search:
                 self.slow = f"{label}:{path}:{i + 1}"
                 return found
             if hit:
-                found.append(Match(label, path, i + 1, line, lines[max(0, i - c):i] if c else (),
-                                   lines[i + 1:i + 1 + c] if c else ()))
-        return found
+                found.append(Match(label, path, i + 1, line, lines[max(0, i - b):i] if b else (),
+                                   lines[i + 1:i + 1 + a] if a else ()))
+        if not found or not self.lines:
+            return found
+        # One lookup per file with a match, so the cost follows the matched files only.
+        # Definitions describe the file as indexed: a changed file's may point elsewhere.
+        defs = [] if passage.changed else store.corpus.file_definitions(path)
+        return [replace(m, definition=enclosing(defs, m.line), spans=self._spans(m.text))
+                for m in found]
+
+    def _spans(self, text: str) -> tuple[tuple[int, int], ...]:
+        """Where the pattern matches in a matching line (the first `MAX_SPANS`)."""
+        try:
+            found = islice(self.pattern.finditer(text[:LINE_CAP], timeout=FILE_BUDGET),
+                           MAX_SPANS)
+            return tuple((m.start(), m.end()) for m in found if m.end() > m.start())
+        except TimeoutError:
+            return ()
 
     @property
     def stopped(self) -> str:
@@ -153,19 +174,34 @@ class Search:
                 "searched; narrow it with --path, --ext or --lang")
 
 
-def collect(search: Search, opened: Opened, note: str, limit: int, files_only: bool
+def enclosing(definitions: list[Definition], line: int) -> Enclosing | None:
+    """The innermost of a file's definitions whose lines cover `line`: the one starting
+    last, the shortest of those."""
+    best = None
+    for d in definitions:
+        if d.start_line <= line <= d.end_line and (
+                best is None or (d.start_line, -d.end_line) > (best.start_line, -best.end_line)):
+            best = d
+    return None if best is None else Enclosing(best.kind, best.qualname or best.name,
+                                                best.start_line, best.end_line)
+
+
+def collect(search: Search, opened: Opened, note: str, limit: int, per_file: bool
             ) -> Matches:
-    """The first `limit` matches (or files, `files_only`) and a count of the rest."""
+    """The first `limit` matches (`per_file`: files, each with its count of matching
+    lines, and no lines) and a count of the rest."""
     shown: list[Match] = []
     files: list[str] = []
+    counts: list[int] = []
     more_matches = more_files = 0
     for found in search.run(opened):
-        room = limit - (len(files) if files_only else len(shown))
+        room = limit - (len(files) if per_file else len(shown))
         if room <= 0:
             more_matches, more_files = more_matches + len(found), more_files + 1
             continue
         files.append(f"{found[0].store}:{found[0].path}")
-        if files_only:
+        counts.append(len(found))
+        if per_file:
             continue
         shown += found[:room]
         if found[room:]:  # this file's rest: it counts among the files with more
@@ -174,4 +210,5 @@ def collect(search: Search, opened: Opened, note: str, limit: int, files_only: b
     return Matches(tuple(shown), tuple(files), more_matches, more_files,
                    tuple(label for label, _ in opened), "; ".join(notes),
                    tuple(f"{label}: {why}" for label, why in [*opened.failed,
-                                                              *search.failed]))
+                                                              *search.failed]),
+                   tuple(counts))
