@@ -100,6 +100,9 @@ class Hit(Located):
     text: str
     symbol: str
     kind: str
+    # 0-1, for people: the store's best cosine, calibrated, times the share of its top
+    # score (semlith/ranking/relevance.py); None without a dense list. Not for ranking.
+    relevance: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from semlith.cli import output
+from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.grep_types import grouped
+from semlith.cli.colour import color_option, painter, wanted
+from semlith.grep_types import rows
 from semlith.types import Filters, Scope
 
 
@@ -56,19 +57,23 @@ def _grep_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--regex", "regex", metavar="PATTERN",
               help="Lines matching a Python regex (nested quantifiers are refused).")
 @_grep_options
+@color_option
 @json_option
 @store_option(multiple=True)
 @_filter_options
 @click.pass_context
 def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: str | None,
-           regex: str | None, as_json: bool, stores: tuple[str, ...], path: tuple[str, ...],
-           ext: tuple[str, ...], lang: tuple[str, ...], **shape: Any) -> None:
+           regex: str | None, color: str, as_json: bool, stores: tuple[str, ...],
+           path: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...],
+           **shape: Any) -> None:
     """Search the index for QUERY (plain English, an identifier, or both), or for the
     lines that contain --exact TEXT or match --regex PATTERN, as ripgrep prints them.
 
     Exits 1 when nothing is found.
     """
     filters = Filters(path, ext, lang)
+    on = not as_json and wanted(color)
+    shape["paint"], shape["color"] = painter(on), on
     if exact is not None or regex is not None:
         if query or image is not None or (exact is not None and regex is not None):
             raise click.UsageError("--exact and --regex take the pattern; give one of them, "
@@ -90,7 +95,8 @@ def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: 
     if as_json:
         emit_json([h.as_json() for h in answer.hits])
     elif answer.hits:
-        click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1))
+        click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1,
+                               paint=shape["paint"]), color=on)
     if not answer.hits:
         sys.exit(1)
 
@@ -105,16 +111,17 @@ def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
             count=shape["count"], filters=filters, scope=where)
     for note in found.notes:
         click.echo(f"semlith: note: {note}", err=True)
-    multi = len(found.stores) > 1
+    multi, paint = len(found.stores) > 1, shape["paint"]
     if as_json:
         emit_json(found.as_json())
     elif shape["files_only"] or shape["count"]:
         for name, n in zip(found.files, found.counts, strict=True):
-            shown = name if multi else name.split(":", 1)[1]
-            click.echo(f"{shown}:{n}" if shape["count"] else shown)
+            shown = paint(name if multi else name.split(":", 1)[1], "path")
+            click.echo(f"{shown}:{n}" if shape["count"] else shown, color=shape["color"])
     elif found.matches:
-        click.echo("\n".join(grouped(found.matches, multi_store=multi,
-                                     definitions=shape["definitions"])))
+        click.echo("\n".join(colour.row(r, paint) for r in rows(
+            found.matches, multi_store=multi, definitions=shape["definitions"])),
+            color=shape["color"])
     if found.more and not as_json:
         click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
                    err=True)
