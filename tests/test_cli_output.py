@@ -91,15 +91,36 @@ def test_search_shows_relevance_and_json_keeps_its_score() -> None:
 
 # -- options and help -------------------------------------------------------------------
 
-def _commands() -> list[tuple[str, click.Command]]:
-    ctx = click.Context(main)
-    return [(name, main.get_command(ctx, name))  # type: ignore[attr-defined, misc]
-            for name in sorted(main.list_commands(ctx))]  # type: ignore[attr-defined]
+def _commands(group: click.Group = main, prefix: str = "") -> list[tuple[str, click.Command]]:
+    """Every command under `group` by its full name (`key show`), groups too."""
+    ctx = click.Context(group)
+    out: list[tuple[str, click.Command]] = []
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        out.append((prefix + name, command))
+        if isinstance(command, click.Group):
+            out += _commands(command, f"{prefix}{name} ")
+    return out
 
 
-def test_every_short_option_has_a_long_one() -> None:
+def test_every_short_option_has_a_long_one_and_the_graph_agrees_on_all_edges() -> None:
     for name, command in [("", main), *_commands()]:
         for param in command.params:
             if isinstance(param, click.Option):
                 names = param.opts + param.secondary_opts
                 assert any(n.startswith("--") for n in names), (name, names)
+    graph = dict(_commands())
+    for name in ("neighbors", "impact", "path"):  # one name for one concept (#23)
+        option = next(p for p in graph[name].params if p.name == "all_edges")
+        assert set(option.opts) == {"--all-edges", "--all"}, name
+
+
+def test_every_help_has_examples_that_run_this_command() -> None:
+    for name in ["", *(name for name, _ in _commands())]:
+        out = run(*name.split(), "--help").output
+        assert "Examples:" in out, name
+        examples = out.split("Examples:", 1)[1].split("\n\n")[0]
+        lines = [line.strip() for line in examples.splitlines() if line.strip()]
+        assert lines and all(line.startswith(f"semlith {name}".rstrip()) or
+                             line.startswith("#") for line in lines), (name, lines)

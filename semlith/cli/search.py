@@ -70,6 +70,15 @@ def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: 
     lines that contain --exact TEXT or match --regex PATTERN, as ripgrep prints them.
 
     Exits 1 when nothing is found.
+
+    \b
+    Examples:
+      semlith search "where are session tokens verified" -k 3
+      semlith search RetryPolicy --lang python --path '!tests' --json
+      semlith search --exact 'TODO(' -C 2 --ext py
+      semlith search --regex 'def \\w+_retry' -A 3 --color always | less -R
+      semlith search --regex 'import (os|sys)' --count
+      semlith search --image diagram.png            # images like this one
     """
     filters = Filters(path, ext, lang)
     on = not as_json and wanted(color)
@@ -138,6 +147,11 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]
     """Where NAME is defined: every definition, best first (`Type.method`, `Type::method`).
 
     Exits 1 when there is none.
+
+    \b
+    Examples:
+      semlith symbol Router.add
+      semlith symbol 'Store::open' --json
     """
     with errors(as_json):
         hits = library(ctx).symbol(name, scope=scope(ctx, stores))
@@ -161,7 +175,14 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]
 @click.pass_context
 def read(ctx: click.Context, target: str, as_json: bool, stores: tuple[str, ...]) -> None:
     """Print lines of an indexed file, as indexed: TARGET is any locator search or
-    symbol prints (`path:start-end`, `store:path:start-end`, `path`) or a symbol name."""
+    symbol prints (`path:start-end`, `store:path:start-end`, `path`) or a symbol name.
+
+    \b
+    Examples:
+      semlith read auth/tokens.go:24-39
+      semlith read app:net/retry.py:10     # store:path:line, as a search prints it
+      semlith read RetryPolicy.delay
+    """
     with errors(as_json):
         passage = library(ctx).read(target, scope=scope(ctx, stores))
     if as_json:
