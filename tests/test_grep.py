@@ -14,9 +14,9 @@ import pytest
 
 from semlith.grep_types import Enclosing, Match, Matches
 from semlith.local import LocalLibrary, grep
-from semlith.local.grep import compile_pattern
+from semlith.local.grep import compile_pattern, enclosing
 from semlith.settings import Settings
-from semlith.types import Filters, Scope
+from semlith.types import Definition, Filters, Scope
 from tests.cli_util import run
 from tests.conftest import HashEmbedder
 from tests.secret_fixtures import fakes, write_secret_tree
@@ -163,6 +163,19 @@ def test_each_match_names_its_innermost_definition(tree: Path) -> None:
                                                   int(line.split(":")[1]) >= 15)) - 1
     docs = run("search", "--exact", "Deployment").output.splitlines()
     assert docs[0] == "docs/deployment.md=1=section Deployment"
+
+
+def test_the_innermost_definition_of_each_line_in_one_pass() -> None:
+    defs = [Definition("", "a.py", start, end, kind, name, name, "")
+            for start, end, kind, name in [(1, 20, "class", "A"), (3, 5, "method", "A.f"),
+                                           (7, 12, "method", "A.g"), (8, 9, "function", "h"),
+                                           (8, 8, "section", "same start, shorter"),
+                                           (22, 30, "function", "k")]]
+    found = enclosing(defs, [1, 4, 6, 8, 9, 10, 13, 21, 25, 31])
+    assert [e.name if e else None for e in found] == [
+        "A", "A.f", "A", "same start, shorter", "h", "A.g", "A", None, "k", None]
+    assert found[1] == Enclosing("method", "A.f", 3, 5)
+    assert enclosing([], [1, 2]) == [None, None]
 
 
 def test_a_file_changed_since_indexing_names_no_definition(tree: Path) -> None:

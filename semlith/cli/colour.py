@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -19,7 +20,6 @@ import click
 from semlith.grep_types import Row
 
 MODES = ("auto", "always", "never")
-Paint = Callable[[str, str], str]  # (text, part) -> text, coloured or not
 PARTS: dict[str, dict[str, Any]] = {
     "path": {"fg": "magenta"},
     "line": {"fg": "green"},
@@ -41,10 +41,18 @@ def wanted(mode: str, *, tty: bool | None = None, environ: Mapping[str, str] | N
     return sys.stdout.isatty() if tty is None else tty
 
 
-def painter(on: bool) -> Paint:
-    if not on:
-        return lambda text, part: text
-    return lambda text, part: click.style(text, **PARTS[part]) if text else text
+@dataclass(frozen=True, slots=True)
+class Style:
+    """Whether this output is coloured, and the painter of its parts."""
+
+    on: bool = False
+
+    def paint(self, text: str, part: str) -> str:
+        return click.style(text, **PARTS[part]) if self.on and text else text
+
+    def echo(self, text: str) -> None:
+        """`text` on stdout; uncoloured, any escape codes it holds are removed."""
+        click.echo(text, color=self.on)
 
 
 def color_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -54,23 +62,24 @@ def color_option(func: Callable[..., Any]) -> Callable[..., Any]:
         "set), always, never. --json is never coloured.")(func)
 
 
-def row(r: Row, paint: Paint, width: int | None = None) -> str:
+def row(r: Row, style: Style, width: int | None = None) -> str:
     """One grep row as `Row.plain` prints it, with its parts painted."""
+    paint = style.paint
     if r.role in ("break", "gap"):
         return r.plain()
     sep, text = r.separator, r.text[:width]
     if r.role == "definition":
         text = paint(text, "definition")
     elif r.role == "match":
-        text = _highlight(text, r.spans, paint)
+        text = _highlight(text, r.spans, style)
     return f"{paint(r.where, 'path')}{sep}{paint(str(r.line), 'line')}{sep}{text}"
 
 
-def _highlight(text: str, spans: tuple[tuple[int, int], ...], paint: Paint) -> str:
+def _highlight(text: str, spans: tuple[tuple[int, int], ...], style: Style) -> str:
     out, at = [], 0
     for start, end in spans:
         if start < at or start >= len(text):
             continue
-        out += [text[at:start], paint(text[start:end], "match")]
+        out += [text[at:start], style.paint(text[start:end], "match")]
         at = end
     return "".join(out) + text[at:]

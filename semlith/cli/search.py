@@ -10,7 +10,7 @@ import click
 
 from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.cli.colour import color_option, painter, wanted
+from semlith.cli.colour import Style, color_option, wanted
 from semlith.grep_types import rows
 from semlith.types import Filters, Scope
 
@@ -81,8 +81,7 @@ def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: 
       semlith search --image diagram.png            # images like this one
     """
     filters = Filters(path, ext, lang)
-    on = not as_json and wanted(color)
-    shape["paint"], shape["color"] = painter(on), on
+    style = Style(not as_json and wanted(color))
     if exact is not None or regex is not None:
         if query or image is not None or (exact is not None and regex is not None):
             raise click.UsageError("--exact and --regex take the pattern; give one of them, "
@@ -92,7 +91,7 @@ def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: 
         limit = 100 if ctx.get_parameter_source("k") == click.core.ParameterSource.DEFAULT \
             else k
         _grep(ctx, exact if regex is None else regex, regex is not None, limit, shape,
-              as_json, scope(ctx, stores), filters)
+              style, as_json, scope(ctx, stores), filters)
         return
     if not query and image is None:
         raise click.UsageError("give a QUERY, or --image FILE")
@@ -104,14 +103,14 @@ def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: 
     if as_json:
         emit_json([h.as_json() for h in answer.hits])
     elif answer.hits:
-        click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1,
-                               paint=shape["paint"]), color=on)
+        style.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1, style=style))
     if not answer.hits:
         sys.exit(1)
 
 
 def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
-          shape: dict[str, Any], as_json: bool, where: Scope, filters: Filters) -> None:
+          shape: dict[str, Any], style: Style, as_json: bool, where: Scope, filters: Filters
+          ) -> None:
     """`search --exact/--regex`: ripgrep's lines; the rest counted on stderr."""
     with errors(as_json):
         found = library(ctx).grep(
@@ -120,17 +119,16 @@ def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
             count=shape["count"], filters=filters, scope=where)
     for note in found.notes:
         click.echo(f"semlith: note: {note}", err=True)
-    multi, paint = len(found.stores) > 1, shape["paint"]
+    multi = len(found.stores) > 1
     if as_json:
         emit_json(found.as_json())
     elif shape["files_only"] or shape["count"]:
         for name, n in zip(found.files, found.counts, strict=True):
-            shown = paint(name if multi else name.split(":", 1)[1], "path")
-            click.echo(f"{shown}:{n}" if shape["count"] else shown, color=shape["color"])
+            shown = style.paint(name if multi else name.split(":", 1)[1], "path")
+            style.echo(f"{shown}:{n}" if shape["count"] else shown)
     elif found.matches:
-        click.echo("\n".join(colour.row(r, paint) for r in rows(
-            found.matches, multi_store=multi, definitions=shape["definitions"])),
-            color=shape["color"])
+        style.echo("\n".join(colour.row(r, style) for r in rows(
+            found.matches, multi_store=multi, definitions=shape["definitions"])))
     if found.more and not as_json:
         click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
                    err=True)

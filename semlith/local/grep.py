@@ -94,22 +94,23 @@ def _danger(items: Any, *, inside: bool) -> str:
 class Search:
     """One grep over the opened stores: the matches in order, and where it stopped."""
 
-    def __init__(self, pattern: Any, context: tuple[int, int], filters: Filters,
-                 lines: bool = True) -> None:
+    def __init__(self, pattern: Any, context: tuple[int, int], filters: Filters) -> None:
         self.pattern = pattern
         self.before, self.after = context
-        self.lines = lines  # False: files only counted or listed, nothing else looked up
         self.selection = Selection.of(filters)
         self.deadline = time.monotonic() + TIME_BUDGET
         self.searched = 0
         self.total = 0
         self.failed: list[tuple[str, str]] = []
         self.slow = ""  # the file a pattern timed out on
+        self._stores: dict[str, Any] = {}
+        self._changed: set[tuple[str, str]] = set()  # files changed since indexed
 
     def run(self, opened: Opened) -> Iterator[list[Match]]:
         """The matches of each file with any, file by file, in store then path order."""
         work = []
         for label, store in opened:
+            self._stores[label] = store
             if not store.corpus.reads_files:
                 self.failed.append((label, "a mirror: its files are on the machine that "
                                     "indexes it, so only meaning search reaches them"))
@@ -144,13 +145,22 @@ class Search:
             if hit:
                 found.append(Match(label, path, i + 1, line, lines[max(0, i - b):i] if b else (),
                                    lines[i + 1:i + 1 + a] if a else ()))
-        if not found or not self.lines:
+        if found and passage.changed:
+            self._changed.add((label, path))
+        return found
+
+    def described(self, found: list[Match]) -> list[Match]:
+        """One file's matches (those shown: the cost follows them, not the corpus) with
+        their definitions, one lookup for the file, and where the pattern matched.
+        Definitions describe the file as indexed: a changed file's may point elsewhere."""
+        if not found:
             return found
-        # One lookup per file with a match, so the cost follows the matched files only.
-        # Definitions describe the file as indexed: a changed file's may point elsewhere.
-        defs = [] if passage.changed else store.corpus.file_definitions(path)
-        return [replace(m, definition=enclosing(defs, m.line), spans=self._spans(m.text))
-                for m in found]
+        label, path = found[0].store, found[0].path
+        defs = [] if (label, path) in self._changed else \
+            self._stores[label].corpus.file_definitions(path)
+        return [replace(m, definition=inside, spans=self._spans(m.text))
+                for m, inside in zip(found, enclosing(defs, [m.line for m in found]),
+                                     strict=True)]
 
     def _spans(self, text: str) -> tuple[tuple[int, int], ...]:
         """Where the pattern matches in a matching line (the first `MAX_SPANS`)."""
@@ -174,16 +184,22 @@ class Search:
                 "searched; narrow it with --path, --ext or --lang")
 
 
-def enclosing(definitions: list[Definition], line: int) -> Enclosing | None:
-    """The innermost of a file's definitions whose lines cover `line`: the one starting
-    last, the shortest of those."""
-    best = None
-    for d in definitions:
-        if d.start_line <= line <= d.end_line and (
-                best is None or (d.start_line, -d.end_line) > (best.start_line, -best.end_line)):
-            best = d
-    return None if best is None else Enclosing(best.kind, best.qualname or best.name,
-                                                best.start_line, best.end_line)
+def enclosing(definitions: list[Definition], lines: list[int]) -> list[Enclosing | None]:
+    """For each of `lines` (ascending), the innermost of a file's definitions (in line
+    order, an outer one before an inner one starting on the same line) whose lines cover
+    it: one pass over both, as definitions nest."""
+    out: list[Enclosing | None] = []
+    open_: list[Definition] = []  # the definitions around the line, outermost first
+    at = 0
+    for line in lines:
+        while at < len(definitions) and definitions[at].start_line <= line:
+            open_.append(definitions[at])
+            at += 1
+        open_ = [d for d in open_ if d.end_line >= line]  # the ones that ended are gone
+        best = max(open_, key=lambda d: (d.start_line, -d.end_line), default=None)
+        out.append(None if best is None else Enclosing(
+            best.kind, best.qualname or best.name, best.start_line, best.end_line))
+    return out
 
 
 def collect(search: Search, opened: Opened, note: str, limit: int, per_file: bool
@@ -203,7 +219,7 @@ def collect(search: Search, opened: Opened, note: str, limit: int, per_file: boo
         counts.append(len(found))
         if per_file:
             continue
-        shown += found[:room]
+        shown += search.described(found[:room])
         if found[room:]:  # this file's rest: it counts among the files with more
             more_matches, more_files = more_matches + len(found[room:]), more_files + 1
     notes = [n for n in (note, search.stopped) if n]

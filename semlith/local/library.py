@@ -133,7 +133,7 @@ class LocalLibrary(Installation):
                 raise ValueError(f"{name} context must be from 0 to {MAX_CONTEXT} lines, "
                                  f"got {value}")
         per_file = files_only or count
-        search = GrepSearch(compile_pattern(pattern, regex), sides, filters, lines=not per_file)
+        search = GrepSearch(compile_pattern(pattern, regex), sides, filters)
         with self._reading(scope) as (opened, note):
             return collect(search, opened, note, limit, per_file)
 
