@@ -100,9 +100,7 @@ class Hit(Located):
     text: str
     symbol: str
     kind: str
-    # 0-1, for people: the store's best cosine, calibrated, times the share of its top
-    # score (semlith/ranking/relevance.py); None without a dense list. Not for ranking.
-    relevance: float | None = None
+    relevance: float | None = None  # 0-1, for people (ranking/relevance.py); not ranked by
 
 
 @dataclass(frozen=True, slots=True)
