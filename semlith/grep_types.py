@@ -154,10 +154,3 @@ def rows(matches: tuple[Match, ...], *, multi_store: bool, definitions: bool = T
                            hit.spans if hit else ()))
             last = n
     return out
-
-
-def grouped(matches: tuple[Match, ...], *, multi_store: bool, width: int | None = None,
-            definitions: bool = True) -> list[str]:
-    """`rows` as plain text."""
-    return [r.plain(width) for r in rows(matches, multi_store=multi_store,
-                                         definitions=definitions)]
