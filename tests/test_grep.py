@@ -249,6 +249,7 @@ def test_bad_patterns_are_usage_errors() -> None:
             compile_pattern(pattern, regex)
     assert compile_pattern("(", False).search("f(x)")
     assert run("search", "--exact", "x", "--regex", "y").exit_code == 2
+    assert run("search", "--exact", "x", "-l", "-c").exit_code == 2
 
 
 def test_withheld_files_are_not_searched_and_redactions_stay(tmp_path: Path,
