@@ -1,4 +1,4 @@
-"""Regenerate docs/cli.md (from --help), docs/configuration.md (from SETTINGS_DOC),
+"""Regenerate docs/cli.md's reference (from --help), docs/configuration.md (from SETTINGS_DOC),
 docs/languages.md, and two sections of docs/clients.md: the per-client one (from
 semlith/clients.py) and the tool table (from the MCP tools' own schemas).
 
@@ -21,11 +21,18 @@ from semlith.settings import SETTINGS_DOC
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
+CLI_BEGIN = "<!-- generated from --help by scripts/gen_docs.py: begin -->\n"
+
+
+def cli(current: str) -> str:
+    """docs/cli.md: the conventions written by hand, then the generated reference."""
+    return _section(current, CLI_BEGIN, cli_reference(), "cli.md")
+
+
 def cli_reference() -> str:
     runner = CliRunner()
-    parts = ["# CLI reference\n",
-             "Generated from `--help` by `python scripts/gen_docs.py`; CI checks it is "
-             "current.\n"]
+    parts = ["The reference below is generated from `--help` by `python scripts/gen_docs.py`; "
+             "CI checks it is current.\n"]
     ctx = click.Context(main)
     names = ["", *sorted(main.list_commands(ctx))]  # type: ignore[attr-defined]
     for name in names:
@@ -128,10 +135,10 @@ def tool_table() -> str:
             + "\n")
 
 
-def _section(current: str, begin: str, text: str) -> str:
+def _section(current: str, begin: str, text: str, name: str = "clients.md") -> str:
     end = "<!-- generated: end -->\n"
     if begin not in current or end not in current.split(begin, 1)[1]:
-        raise SystemExit(f"docs/clients.md lost its markers: {begin.strip()} ... {end.strip()}")
+        raise SystemExit(f"docs/{name} lost its markers: {begin.strip()} ... {end.strip()}")
     head, rest = current.split(begin, 1)
     return head + begin + "\n" + text + "\n" + end + rest.split(end, 1)[1]
 
@@ -148,7 +155,8 @@ def clients(current: str) -> str:
 
 def main_(check: bool) -> int:
     stale = []
-    for name, text in (("cli.md", cli_reference()), ("configuration.md", configuration()),
+    for name, text in (("cli.md", cli((DOCS / "cli.md").read_text())),
+                       ("configuration.md", configuration()),
                        ("languages.md", languages()),
                        ("clients.md", clients((DOCS / "clients.md").read_text()))):
         path = DOCS / name

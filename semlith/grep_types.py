@@ -3,15 +3,32 @@ others: frozen, slotted, `as_json()` their wire form (issue #23)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from semlith.types import Value, counted, from_json
 
 
 @dataclass(frozen=True, slots=True)
+class Enclosing(Value):
+    """The innermost definition (or Markdown section) whose lines cover a match: its kind
+    (`function`, `method`, `class`, `section`...), qualified name and lines."""
+
+    kind: str
+    name: str
+    start_line: int
+    end_line: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
 class Match(Value):
-    """One matching line at `path:line`, with up to `context` lines either side."""
+    """One matching line at `path:line`, with up to `context` lines either side, the
+    definition it is in (None outside any, or when the file changed since it was
+    indexed), and where the pattern matches in it (`[start, end)` character offsets)."""
 
     store: str
     path: str
@@ -19,17 +36,26 @@ class Match(Value):
     text: str
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    definition: Enclosing | None = None
+    spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def locator(self) -> str:
         return f"{self.path}:{self.line}"
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Match:
+        inside = data.get("definition")
+        match = from_json(cls, {k: v for k, v in data.items() if k != "definition"})
+        return replace(match, definition=from_json(Enclosing, inside) if inside else None)
+
 
 @dataclass(frozen=True, slots=True)
 class Matches(Value):
-    """The matching lines in file order (at most the limit asked for; `files` lists every
-    file with a match, as `store:path`), how many matches and files the limit left out,
-    the stores searched, a note on the scope, and one line per store not searched."""
+    """The matching lines in file order (at most the limit asked for; `files` lists the
+    files shown, as `store:path`, and `counts` their matching lines, in the same order),
+    how many matches and files the limit left out, the stores searched, a note on the
+    scope, and one line per store not searched."""
 
     matches: tuple[Match, ...]
     files: tuple[str, ...]
@@ -38,18 +64,22 @@ class Matches(Value):
     stores: tuple[str, ...] = ()
     note: str = ""
     failed: tuple[str, ...] = ()
+    counts: tuple[int, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"matches": [m.as_json() for m in self.matches], "files": list(self.files),
                 "more_matches": self.more_matches, "more_files": self.more_files,
-                "stores": list(self.stores), "note": self.note, "failed": list(self.failed)}
+                "stores": list(self.stores), "note": self.note, "failed": list(self.failed),
+                "counts": dict(zip(self.files, self.counts, strict=True))}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Matches:
-        return cls(tuple(from_json(Match, m) for m in data["matches"]), tuple(data["files"]),
+        counts = data.get("counts", {})
+        return cls(tuple(Match.from_json(m) for m in data["matches"]), tuple(data["files"]),
                    int(data.get("more_matches", 0)), int(data.get("more_files", 0)),
                    tuple(data.get("stores", ())), str(data.get("note", "")),
-                   tuple(data.get("failed", ())))
+                   tuple(data.get("failed", ())),
+                   tuple(int(counts[f]) for f in data["files"]) if counts else ())
 
     @property
     def more(self) -> str:
@@ -66,35 +96,61 @@ class Matches(Value):
             f"store {line} (not searched)" for line in self.failed]
 
 
-def grouped(matches: tuple[Match, ...], *, multi_store: bool, width: int | None = None
-            ) -> list[str]:
-    """ripgrep's lines, grouped by file: `path:line:text` for a match, `path-line-text`
-    for context, `--` between runs that do not touch, a blank line between files; with
-    several stores the path is `store:path` (which `read` takes back)."""
-    return [line for line, _ in marked(matches, multi_store=multi_store, width=width)]
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of grep's text output. `role` is "match" (`path:N:text`), "context"
+    (`path-N-text`), "definition" (`path=N=kind name`: the definition starting at line N
+    that holds the matches below it, as `git grep -p` marks its function lines), "break"
+    (`--` between runs of lines that do not touch) or "gap" (blank, between files)."""
+
+    role: str
+    where: str = ""
+    line: int = 0
+    text: str = ""
+    spans: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def separator(self) -> str:
+        return {"match": ":", "context": "-", "definition": "="}.get(self.role, "")
+
+    def plain(self, width: int | None = None) -> str:
+        if self.role in ("break", "gap"):
+            return "--" if self.role == "break" else ""
+        sep = self.separator
+        return f"{self.where}{sep}{self.line}{sep}{self.text[:width]}"
 
 
-def marked(matches: tuple[Match, ...], *, multi_store: bool, width: int | None = None
-           ) -> list[tuple[str, bool]]:
-    """`grouped`'s lines, each with whether it is a matching line."""
-    out: list[tuple[str, bool]] = []
-    files: dict[tuple[str, str], dict[int, tuple[str, bool]]] = {}
+def rows(matches: tuple[Match, ...], *, multi_store: bool, definitions: bool = True
+         ) -> list[Row]:
+    """ripgrep's lines, grouped by file, with several stores the path as `store:path`
+    (which `read` takes back); with `definitions`, a definition row before the run of
+    lines holding the first match of each definition in a file."""
+    out: list[Row] = []
+    files: dict[tuple[str, str], dict[int, tuple[str, Match | None]]] = {}
     for m in matches:
         lines = files.setdefault((m.store, m.path), {})
         for n, text in [*enumerate(m.before, m.line - len(m.before)),
                         *enumerate(m.after, m.line + 1)]:
-            lines.setdefault(n, (text, False))
-        lines[m.line] = (m.text, True)
+            lines.setdefault(n, (text, None))
+        lines[m.line] = (m.text, m)
     for (store, path), lines in files.items():
         if out:
-            out.append(("", False))
-        where, last = (f"{store}:" if multi_store else "") + path, 0
-        runs = not all(hit for _, hit in lines.values())  # `--` only with context
+            out.append(Row("gap"))
+        where = (f"{store}:" if multi_store else "") + path
+        runs = any(hit is None for _, hit in lines.values())  # `--` only with context
+        last, start, labelled, shown = 0, len(out), None, False
         for n in sorted(lines):
             text, hit = lines[n]
             if runs and last and n > last + 1:
-                out.append(("--", False))
-            out.append((f"{where}{':' if hit else '-'}{n}{':' if hit else '-'}"
-                        f"{text if width is None else text[:width]}", hit))
+                out.append(Row("break"))
+                start, shown = len(out), False
+            inside = hit.definition if hit is not None and definitions else None
+            if inside is not None and inside != labelled:
+                row = Row("definition", where, inside.start_line, inside.label)
+                out.insert(start if not shown else len(out), row)
+                labelled = inside
+            shown = shown or hit is not None
+            out.append(Row("match" if hit else "context", where, n, text,
+                           hit.spans if hit else ()))
             last = n
     return out

@@ -66,14 +66,17 @@ class Library(Protocol):
         ...
 
     def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
-             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             before: int | None = None, after: int | None = None, limit: int = 100,
+             files_only: bool = False, count: bool = False, filters: Filters = Filters(),
              scope: Scope = Scope()) -> Matches:
         """The lines of the indexed files that contain `pattern` (a literal, or a Python
         regex with `regex`), as `read` serves them: withheld files are not searched,
-        redacted text stays redacted. At most `limit` lines (`files_only`: files), each
-        with `context` lines either side, and a count of the rest. A regex that can
-        backtrack without bound is refused (ValueError); a search stops after 10 s and
-        says so in `note` (semlith/local/grep.py)."""
+        redacted text stays redacted. At most `limit` lines (`files_only` or `count`:
+        files, with their counts of matching lines and no lines), each with `before`
+        and `after` lines of context (`context` either side, as ripgrep's -C under -B
+        and -A), the innermost definition around it, and a count of the rest. A regex
+        that can backtrack without bound is refused (ValueError); a search stops after
+        10 s and says so in `note` (semlith/local/grep.py)."""
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50

@@ -124,11 +124,13 @@ class RemoteLibrary(Installation):
         return Answer.from_json(self._call("search", body))
 
     def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
-             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             before: int | None = None, after: int | None = None, limit: int = 100,
+             files_only: bool = False, count: bool = False, filters: Filters = Filters(),
              scope: Scope = Scope()) -> Matches:
         return Matches.from_json(self._call("grep", {
-            "pattern": pattern, "regex": regex, "context": context, "limit": limit,
-            "files_only": files_only, "filters": filters.as_json(), "scope": scope.as_json()}))
+            "pattern": pattern, "regex": regex, "context": context, "before": before,
+            "after": after, "limit": limit, "files_only": files_only, "count": count,
+            "filters": filters.as_json(), "scope": scope.as_json()}))
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[Definition]:

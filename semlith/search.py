@@ -25,6 +25,7 @@ from semlith.image_index import IMAGE_SPACE
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import DEPTH, rank
 from semlith.ranking.query import Query, analyse
+from semlith.ranking.relevance import relevances
 from semlith.store import Store
 from semlith.store.query import Selection
 from semlith.symbols import symbol_list
@@ -158,12 +159,17 @@ class Searcher:
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:
         """One store's hits. A chunk found by name is labelled with that definition."""
         records = store.corpus.records(lists.ids())
+        ranked = rank(query, lists, records, self.weights)[:k]
+        nearest = lists.dense or lists.image  # an image search has only the image list
+        readable = relevances([score for _, score in ranked],
+                              nearest[0][1] if nearest else None,
+                              relevance_floor(store.model) if lists.dense else None)
         hits = []
-        for cid, score in rank(query, lists, records, self.weights)[:k]:
+        for (cid, score), relevance in zip(ranked, readable, strict=True):
             rec = records[cid]
             symbol, kind = lists.symbol.get(cid, (rec.symbol, rec.kind))
             hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
-                            rec.text, symbol, kind))
+                            rec.text, symbol, kind, relevance))
         return hits
 
 

@@ -100,6 +100,7 @@ class Hit(Located):
     text: str
     symbol: str
     kind: str
+    relevance: float | None = None  # 0-1, for people (ranking/relevance.py); not ranked by
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from semlith.grep_types import Match, Matches
+from semlith.grep_types import Enclosing, Match, Matches
 from semlith.local import LocalLibrary, grep
-from semlith.local.grep import compile_pattern
+from semlith.local.grep import compile_pattern, enclosing
 from semlith.settings import Settings
-from semlith.types import Filters, Scope
+from semlith.types import Definition, Filters, Scope
 from tests.cli_util import run
 from tests.conftest import HashEmbedder
 from tests.secret_fixtures import fakes, write_secret_tree
@@ -37,24 +37,39 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _reference(root: Path, pattern: str, regex: bool, suffix: str = "") -> set[str]:
-    """`path:line:text` of every matching line of the indexed sample files, by hand."""
+def _reference(root: Path, pattern: str, regex: bool, suffix: str = "",
+               context: tuple[int, int] = (0, 0)) -> set[str]:
+    """`path:line:text` of every matching line of the indexed sample files, by hand, and
+    `path-line-text` for the `context` (before, after) lines around them."""
     compiled = re.compile(pattern if regex else re.escape(pattern))
     found = set()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and ".semlith" not in p.parts):
         rel = path.relative_to(root).as_posix()
         if not rel.endswith(suffix):
             continue
-        for n, line in enumerate(path.read_text().split("\n"), start=1):
-            if compiled.search(line):
-                found.add(f"{rel}:{n}:{line}")
+        lines = path.read_text().removesuffix("\n").split("\n")
+        hits = {n for n, line in enumerate(lines, start=1) if compiled.search(line)}
+        for n in hits:
+            found.add(f"{rel}:{n}:{lines[n - 1]}")
+            for near in range(max(1, n - context[0]), min(len(lines), n + context[1]) + 1):
+                if near not in hits:
+                    found.add(f"{rel}-{near}-{lines[near - 1]}")
     return found
 
 
 def _cli(*args: str) -> set[str]:
-    result = run("search", *args, "--limit", "10000")
+    """The lines `search ARGS` prints, without its definition lines (ripgrep has none)."""
+    result = run("search", *args, "--limit", "10000", "--no-definitions")
     assert result.exit_code in (0, 1), result.output
     return {line for line in result.output.splitlines() if line and line != "--"}
+
+
+def _rg(root: Path, *args: str) -> set[str]:
+    rg = subprocess.run(["rg", "--no-heading", "-n", "--no-config", "-g", "!.semlith",
+                         "--color", "never", *args, "."],
+                        cwd=root, capture_output=True, text=True, check=False)
+    assert rg.returncode in (0, 1), rg.stderr
+    return {line.removeprefix("./") for line in rg.stdout.splitlines() if line != "--"}
 
 
 @pytest.mark.parametrize(("pattern", "regex"), PATTERNS)
@@ -64,21 +79,47 @@ def test_the_same_lines_as_a_reference_grep(tree: Path, pattern: str, regex: boo
     assert _cli(flag, pattern, "--ext", "py") == _reference(tree, pattern, regex, ".py")
 
 
-@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+NO_RG = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+
+
+@NO_RG
 @pytest.mark.parametrize(("pattern", "regex"), PATTERNS)
 def test_the_same_lines_as_ripgrep(tree: Path, pattern: str, regex: bool) -> None:
-    rg = subprocess.run(["rg", "--no-heading", "-n", "--no-config", "-g", "!.semlith",
-                         *([] if regex else ["-F"]), "--", pattern, "."],
-                        cwd=tree, capture_output=True, text=True, check=False)
-    expected = {line.removeprefix("./") for line in rg.stdout.splitlines()}
+    expected = _rg(tree, *([] if regex else ["-F"]), "--", pattern)
     assert _cli("--regex" if regex else "--exact", pattern) == expected
+
+
+# Only where ripgrep 13 and 14 agree: 13 lets the last of -A/-B/-C win, 14 (like GNU
+# grep and semlith) lets -A and -B override -C whatever the order.
+CONTEXTS = [("-A", "2"), ("-B", "3"), ("-A", "1", "-B", "2"), ("-C", "1"),
+            ("--after-context", "4", "--before-context", "1")]
+
+
+@NO_RG
+def test_the_same_context_and_counts_as_ripgrep(tree: Path) -> None:
+    for pattern, regex in PATTERNS:  # one index for every case: it is the slow part
+        flag, literal = ("--regex" if regex else "--exact"), [] if regex else ["-F"]
+        for context in CONTEXTS:
+            expected = _rg(tree, *context, *literal, "-g", "*.py", "--", pattern)
+            assert _cli(flag, pattern, *context, "--ext", "py") == expected, context
+        expected = _rg(tree, "--count", *literal, "--", pattern)
+        assert _cli(flag, pattern, "--count") == expected
+        assert _cli(flag, pattern, "-c", "--path", "net/") == {
+            line for line in expected if line.startswith("net/")}
+
+
+def test_after_and_before_override_context_on_their_side(tree: Path) -> None:
+    for args, sides in [(("-C", "2", "-A", "0"), (2, 0)), (("-B", "0", "-C", "3"), (0, 3))]:
+        assert _cli("--exact", "retry", *args) == _reference(tree, "retry", False,
+                                                            context=sides)
 
 
 def test_context_files_only_and_json(tree: Path) -> None:
     lines = (tree / "net/retry.py").read_text().split("\n")
     n = next(i for i, line in enumerate(lines, 1) if "class RetryPolicy" in line)
     out = run("search", "--exact", "class RetryPolicy", "-C", "1").output.splitlines()
-    assert out == [f"net/retry.py-{n - 1}-{lines[n - 2]}", f"net/retry.py:{n}:{lines[n - 1]}",
+    assert out == [f"net/retry.py={n}=class RetryPolicy",
+                   f"net/retry.py-{n - 1}-{lines[n - 2]}", f"net/retry.py:{n}:{lines[n - 1]}",
                    f"net/retry.py-{n + 1}-{lines[n]}"]
     paths = run("search", "--regex", "[Tt]oken", "-l").output.split()
     assert paths == sorted({line.split(":")[0] for line in _reference(tree, "[Tt]oken", True)})
@@ -86,9 +127,68 @@ def test_context_files_only_and_json(tree: Path) -> None:
     assert data["files"] == ["proj:net/retry.py"] and data["matches"][0]["line"] == n
 
 
+def _defs(root: Path, rel: str) -> list[tuple[int, int, str]]:
+    """(start, end, "kind qualname") of a file's definitions, from `semlith symbol`."""
+    out = []
+    for name in re.findall(r"(?:def|class)\s+(\w+)", (root / rel).read_text()):
+        for d in json.loads(run("symbol", name, "--json").output):
+            if d["path"] == rel:
+                out.append((d["start_line"], d["end_line"], f"{d['kind']} {d['qualname']}"))
+    return out
+
+
+def test_each_match_names_its_innermost_definition(tree: Path) -> None:
+    defs = set(_defs(tree, "net/retry.py"))
+    assert {label for *_, label in defs} >= {"class RetryPolicy", "method RetryPolicy.delay"}
+    data = json.loads(run("search", "--regex", r"self\.|import|policy", "--path",
+                          "net/retry.py", "--json").output)
+    for m in data["matches"]:
+        around = [d for d in defs if d[0] <= m["line"] <= d[1]]
+        if not around:
+            assert m["definition"] is None, m
+            continue
+        inner = max(around, key=lambda d: (d[0], -d[1]))
+        assert m["definition"]["start_line"] == inner[0], m
+        assert f"{m['definition']['kind']} {m['definition']['name']}" == inner[2]
+        assert all(m["text"][a:b] for a, b in m["spans"]) and m["spans"]
+    assert any(m["definition"] is None for m in data["matches"])  # the imports
+    # Text: each definition's line once, before the first of its matches in the file.
+    out = run("search", "--regex", r"self\.", "--path", "net/retry.py").output.splitlines()
+    labels = [line for line in out if re.match(r"^net/retry\.py=\d+=", line)]
+    assert labels == sorted(set(labels), key=labels.index)
+    assert labels == ["net/retry.py=10=method RetryPolicy.__init__",
+                      "net/retry.py=15=method RetryPolicy.delay"]
+    assert out.index(labels[1]) == out.index(next(line for line in out
+                                                  if line.startswith("net/retry.py:1") and
+                                                  int(line.split(":")[1]) >= 15)) - 1
+    docs = run("search", "--exact", "Deployment").output.splitlines()
+    assert docs[0] == "docs/deployment.md=1=section Deployment"
+
+
+def test_the_innermost_definition_of_each_line_in_one_pass() -> None:
+    defs = [Definition("", "a.py", start, end, kind, name, name, "")
+            for start, end, kind, name in [(1, 20, "class", "A"), (3, 5, "method", "A.f"),
+                                           (7, 12, "method", "A.g"), (8, 9, "function", "h"),
+                                           (8, 8, "section", "same start, shorter"),
+                                           (22, 30, "function", "k")]]
+    found = enclosing(defs, [1, 4, 6, 8, 9, 10, 13, 21, 25, 31])
+    assert [e.name if e else None for e in found] == [
+        "A", "A.f", "A", "same start, shorter", "h", "A.g", "A", None, "k", None]
+    assert found[1] == Enclosing("method", "A.f", 3, 5)
+    assert enclosing([], [1, 2]) == [None, None]
+
+
+def test_a_file_changed_since_indexing_names_no_definition(tree: Path) -> None:
+    path = tree / "net/retry.py"
+    path.write_text("\n\n" + path.read_text())  # every definition two lines further now
+    data = json.loads(run("search", "--exact", "def delay", "--json").output)
+    assert [m["definition"] for m in data["matches"]] == [None]
+    assert data["matches"][0]["line"] == 17  # the lines are the file's own, as read serves
+
+
 def test_the_limit_counts_what_it_left_out(tree: Path) -> None:
     every = _reference(tree, "e", False)
-    result = run("search", "--exact", "e", "--limit", "5")
+    result = run("search", "--exact", "e", "--limit", "5", "--no-definitions")
     assert result.exit_code == 0
     shown = [line for line in result.stdout.splitlines() if line]
     assert len(shown) == 5 and set(shown) <= every
@@ -134,9 +234,12 @@ def test_a_file_replaced_by_a_link_out_of_the_root_is_not_searched(tree: Path) -
 
 
 def test_matches_cross_the_api_unchanged() -> None:
-    found = Matches((Match("proj", "a.py", 3, "x = 1", ("",), ("y",)),), ("proj:a.py",),
-                    4, 2, ("proj",), "note", ("other: why",))
+    found = Matches((Match("proj", "a.py", 3, "x = 1", ("",), ("y",),
+                           Enclosing("function", "f", 2, 4), ((0, 1),)),
+                     Match("proj", "a.py", 9, "y", ())), ("proj:a.py",),
+                    4, 2, ("proj",), "note", ("other: why",), (2,))
     assert Matches.from_json(json.loads(json.dumps(found.as_json()))) == found
+    assert found.as_json()["counts"] == {"proj:a.py": 2}
     assert found.more == "4 more matches in 2 files"
 
 
@@ -146,6 +249,7 @@ def test_bad_patterns_are_usage_errors() -> None:
             compile_pattern(pattern, regex)
     assert compile_pattern("(", False).search("f(x)")
     assert run("search", "--exact", "x", "--regex", "y").exit_code == 2
+    assert run("search", "--exact", "x", "-l", "-c").exit_code == 2
 
 
 def test_withheld_files_are_not_searched_and_redactions_stay(tmp_path: Path,
@@ -179,11 +283,14 @@ def test_withheld_files_are_not_searched_and_redactions_stay(tmp_path: Path,
 def test_semlith_search_exact_and_regex_modes(served: Served) -> None:  # noqa: F811
     text, failed = _call_tool(served, "semlith_search",
                               {"query": "class RetryPolicy", "mode": "exact"})
-    assert not failed and text.startswith("net/retry.py:") and ":class RetryPolicy" in text
+    assert not failed and text.splitlines() == ["net/retry.py=7=class RetryPolicy",
+                                                "net/retry.py:7:class RetryPolicy:"]
     text, failed = _call_tool(served, "semlith_search",
                               {"query": r"def \w+\(", "mode": "regex", "ext": "py"})
     lines = [line for line in text.splitlines() if line]
-    assert not failed and lines and all(line.split(":")[0].endswith(".py") for line in lines)
+    assert not failed and lines
+    assert all(re.match(r"^[^:=]+\.py[:=]\d+[:=]", line) for line in lines)
+    assert "net/retry.py=15=method RetryPolicy.delay" in lines
     text, failed = _call_tool(served, "semlith_search",
                               {"query": "no line holds this", "mode": "exact"})
     assert not failed and text == "No line matches."
@@ -196,3 +303,20 @@ def test_semlith_search_exact_mode_stays_within_max_tokens(served: Served) -> No
                               {"query": "e", "mode": "exact", "max_tokens": 100})
     assert not failed and len(text) // 4 <= 100 + 40  # the lines, and the note saying so
     assert "more matching lines here" in text and "raise max_tokens" in text
+
+
+def test_the_api_takes_before_after_and_count(served: Served) -> None:  # noqa: F811
+    def grep(**body: object) -> Matches:
+        answer = served.client.post("/api/grep", json={"pattern": "delay", **body},
+                                    headers=served.api)
+        assert answer.status_code == 200, answer.text
+        return Matches.from_json(answer.json())
+
+    shaped = grep(before=2, after=0, context=5)
+    assert shaped.matches and all(len(m.after) == 0 and len(m.before) == min(2, m.line - 1)
+                                  for m in shaped.matches)
+    assert {m.definition.name for m in shaped.matches if m.definition} >= {
+        "RetryPolicy.delay"}
+    counted = grep(count=True)
+    assert counted.matches == () and counted.files == ("proj:net/retry.py",)
+    assert counted.counts == (len(grep().matches),)

@@ -122,4 +122,13 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 88})
 @click.version_option(__version__, prog_name="semlith")
 def main() -> None:
-    """Local semantic search over code and documents, for people and coding agents."""
+    """Local semantic search over code and documents, for people and coding agents.
+
+    \b
+    Examples:
+      semlith index ~/src/app                 # index a folder (incremental)
+      semlith search "how does retry backoff work"
+      semlith search --exact RetryPolicy -C 2
+      semlith serve                            # keep every store current; MCP for agents
+      semlith setup claude-code --write        # connect an MCP client
+    """

@@ -30,6 +30,12 @@ def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounc
     the changes made while no daemon ran are indexed, then each edit about a second
     after it is saved. A store indexed later is served within a second. Stop with
     Ctrl-C or `semlith stop`.
+
+    \b
+    Examples:
+      semlith serve                      # every registered store, on port 7365
+      semlith serve --port 0 app docs    # two stores, on a free port
+      semlith serve --no-watch           # serve without watching the roots
     """
     from semlith.server.daemon import serve as run
 
@@ -42,7 +48,12 @@ def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounc
 @main.command()
 @click.pass_context
 def stop(ctx: click.Context) -> None:
-    """Stop the running daemon (it finishes in-flight calls first)."""
+    """Stop the running daemon (it finishes in-flight calls first).
+
+    \b
+    Examples:
+      semlith stop
+    """
     from semlith.remote import RemoteLibrary
     from semlith.server.daemon import GRACEFUL_SECONDS, wait_until_gone
 
@@ -60,7 +71,12 @@ def stop(ctx: click.Context) -> None:
 
 @main.group()
 def key() -> None:
-    """The agent key that HTTP clients present as `Authorization: Bearer <key>`."""
+    """The agent key that HTTP clients present as `Authorization: Bearer <key>`.
+
+    \b
+    Examples:
+      semlith key show
+    """
 
 
 @key.command("show")
@@ -70,6 +86,10 @@ def key_show(ctx: click.Context) -> None:
 
     `semlith setup CLIENT` prints (or, with --write, merges) one client's own config:
     its file, its variable syntax.
+
+    \b
+    Examples:
+      semlith key show
     """
     from semlith.home import agent_key
 
@@ -91,7 +111,12 @@ def key_show(ctx: click.Context) -> None:
 @main.command("mcp")
 @click.pass_context
 def mcp_stdio(ctx: click.Context) -> None:
-    """MCP over stdio for editors: forwards to the daemon, starting one if none runs."""
+    """MCP over stdio for editors: forwards to the daemon, starting one if none runs.
+
+    \b
+    Examples:
+      semlith mcp                        # what an editor's MCP config launches
+    """
     from semlith.server.proxy import run_proxy
 
     with errors():

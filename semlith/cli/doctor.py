@@ -25,6 +25,11 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     \b
     Example:
       semlith doctor --json | jq '.[] | select(.fix != "")'
+
+    \b
+    Examples:
+      semlith doctor
+      semlith doctor --json              # exits 1 when a check fails
     """
     from semlith.doctor import diagnose
 

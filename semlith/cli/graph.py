@@ -50,7 +50,7 @@ def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
                          + " (raise --budget)")
     if omitted.get("ambiguous_callers"):
         lines.append(f"{omitted['ambiguous_callers']} ambiguous call sites not shown "
-                     "(--all shows them)")
+                     "(--all-edges shows them)")
     if omitted.get("unwalked"):
         lines.append(f"{omitted['unwalked']} callers not followed further: the budget was "
                      "spent (raise --budget)")
@@ -70,7 +70,7 @@ def _filters(paths: Sequence[str], ext: Sequence[str], lang: Sequence[str]) -> F
 @click.argument("name")
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
               help="Only edges of this kind (repeatable; default all).")
-@click.option("--all", "all_edges", is_flag=True,
+@click.option("--all-edges", "--all", "all_edges", is_flag=True,
               help="List every definition an ambiguous call could mean, and ambiguous "
               "callers.")
 @_graph_options
@@ -90,6 +90,12 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
     kind, status, candidates, depth.
 
     Exits 1 when NAME has no definition (the nearest names are listed).
+
+    \b
+    Examples:
+      semlith neighbors RetryPolicy.delay
+      semlith neighbors call_with_retry --kind calls --all-edges
+      semlith neighbors Router --kind inherits --json
     """
     with errors(as_json):
         answer = library(ctx).neighbors(name, kinds=kinds, filters=_filters(paths, ext, lang),
@@ -110,7 +116,8 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
 @main.command()
 @click.argument("name")
 @click.option("--depth", default=3, show_default=True, help="Hops to follow back.")
-@click.option("--all", "all_edges", is_flag=True, help="Follow ambiguous calls too.")
+@click.option("--all-edges", "--all", "all_edges", is_flag=True,
+              help="Follow ambiguous calls too.")
 @_graph_options
 @json_option
 @store_option(multiple=True)
@@ -125,6 +132,11 @@ def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
     the hops from NAME.
 
     Exits 1 when NAME has no definition.
+
+    \b
+    Examples:
+      semlith impact hash_password --depth 2
+      semlith impact SignToken --path 'auth/*' --json
     """
     with errors(as_json):
         answer = library(ctx).impact(name, depth=depth, filters=_filters(paths, ext, lang),
@@ -142,7 +154,7 @@ def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
 @main.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("--all-edges", "all_edges", is_flag=True,
+@click.option("--all-edges", "--all", "all_edges", is_flag=True,
               help="Walk ambiguous calls too: the answer is then a hypothesis.")
 @_graph_options
 @json_option
@@ -158,6 +170,11 @@ def path(ctx: click.Context, source: str, target: str, all_edges: bool,
     called) plus `evidence`, the call's `path:line`.
 
     Exits 1 when they are not connected (or a name has no definition).
+
+    \b
+    Examples:
+      semlith path verify_password hash_password
+      semlith path main save --all-edges --json   # through ambiguous calls too
     """
     with errors(as_json):
         answer = library(ctx).path(source, target, filters=_filters(paths, ext, lang),
@@ -196,6 +213,11 @@ def brief(ctx: click.Context, question: str, budget: int, as_json: bool,
     definition the best hit is in, and that hit's text (trimmed last to fit --budget).
 
     Exits 1 when nothing is found.
+
+    \b
+    Examples:
+      semlith brief "where are session tokens verified"
+      semlith brief "how is the cache evicted" --budget 800 --json
     """
     with errors(as_json):
         answer = library(ctx).brief(question, budget=budget, scope=scope(ctx, stores))

@@ -46,6 +46,13 @@ def index(ctx: click.Context, paths: tuple[Path, ...], store: str | None, model:
     The store is `.semlith` in the indexed folder (or the one found above it). Unchanged
     files cost nothing; a killed run resumes where it stopped. When the daemon runs, it
     does the indexing and serves the store from then on.
+
+    \b
+    Examples:
+      semlith index                      # the current folder
+      semlith index ~/src/app ~/notes -q
+      semlith index . --model multilingual-e5-small-int8
+      semlith index . --verify           # check the vectors against the catalog, repair
     """
     with errors(), output.progress_printer(quiet) as on_progress:
         report = library(ctx).index(_absolute(paths), store=_store(store), model=model,
@@ -85,6 +92,11 @@ def forget(ctx: click.Context, path: Path, store: str | None) -> None:
     """Remove PATH (a file or folder) from the index. Files on disk are not touched.
 
     A later `index` adds it again unless .semlithignore excludes it.
+
+    \b
+    Examples:
+      semlith forget vendor/
+      semlith forget notes/draft.md --store notes
     """
     with errors():
         removed = library(ctx).forget(os.path.abspath(path), store=_store(store))
@@ -104,6 +116,11 @@ def watch(ctx: click.Context, paths: tuple[Path, ...], store: str | None,
     Holds the store's writer lock; indexes what changed since the last run, then every
     change as it is saved. Ctrl-C stops. When the daemon runs, it already watches every
     store it serves: this makes sure it serves this one, and returns.
+
+    \b
+    Examples:
+      semlith watch                      # the store of the current folder
+      semlith watch ~/src/app --debounce 2
     """
     with errors():
         try:
@@ -127,6 +144,10 @@ def attach(ctx: click.Context, backend: str) -> None:
     URI is milvus://HOST:PORT/COLLECTION?repo=NAME (the token in SEMLITH_MILVUS_TOKEN).
     The mirror is searched like any store and never indexed here; `semlith read` shows
     a file as its chunks hold it. See docs/scale-out.md.
+
+    \b
+    Examples:
+      semlith attach 'milvus://db.internal:19530/code?repo=payments'
     """
     with errors():
         entry = library(ctx).attach(backend)

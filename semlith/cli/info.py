@@ -26,6 +26,11 @@ def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
     """Show what a store holds: files, chunks, shards, memory budget, the daemon's watch.
 
     `--json` prints one object for one store, a list for several.
+
+    \b
+    Examples:
+      semlith stats
+      semlith stats --store app --json
     """
     with errors(as_json):
         found = library(ctx).stats(scope=scope(ctx, stores))
@@ -42,7 +47,14 @@ def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
 @json_option
 @click.pass_context
 def files(ctx: click.Context, stores: tuple[str, ...], skipped: bool, as_json: bool) -> None:
-    """List indexed files (or, with --skipped, what was left out and why)."""
+    """List indexed files (or, with --skipped, what was left out and why).
+
+    \b
+    Examples:
+      semlith files
+      semlith files --skipped            # what was left out, and why
+      semlith files --store app --json
+    """
     with errors(as_json):
         lib, chosen = library(ctx), scope(ctx, stores)
         rows = lib.skipped(scope=chosen) if skipped else lib.files(scope=chosen)
@@ -64,7 +76,13 @@ def files(ctx: click.Context, stores: tuple[str, ...], skipped: bool, as_json: b
 @json_option
 @click.pass_context
 def stores(ctx: click.Context, as_json: bool) -> None:
-    """List the registered stores (`semlith index` registers the stores it writes)."""
+    """List the registered stores (`semlith index` registers the stores it writes).
+
+    \b
+    Examples:
+      semlith stores
+      semlith stores --json
+    """
     with errors(as_json):
         entries = library(ctx).stores()
     if as_json:
@@ -81,7 +99,13 @@ def stores(ctx: click.Context, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
-    """Whether the daemon runs, where, and what it serves. Exit 1 when it does not run."""
+    """Whether the daemon runs, where, and what it serves. Exit 1 when it does not run.
+
+    \b
+    Examples:
+      semlith status
+      semlith status --json
+    """
     with errors(as_json):
         info = library(ctx).status()
     if as_json:
@@ -105,7 +129,14 @@ def status(ctx: click.Context, as_json: bool) -> None:
               help="Build recipe model NAME now from its installed package (offline).")
 @click.pass_context
 def models(ctx: click.Context, download: str | None, build: str | None) -> None:
-    """List embedding models: recipes built from installed packages, then fastembed's."""
+    """List embedding models: recipes built from installed packages, then fastembed's.
+
+    \b
+    Examples:
+      semlith models
+      semlith models --build all-MiniLM-L6-v2-int8     # offline, from its package
+      semlith models --download clip-vit-b-32          # needs network
+    """
     with errors():
         lib = library(ctx)
         if build or download:
@@ -122,7 +153,12 @@ def models(ctx: click.Context, download: str | None, build: str | None) -> None:
 @main.command()
 @click.pass_context
 def languages(ctx: click.Context) -> None:
-    """List languages, their extensions, and how their files are chunked."""
+    """List languages, their extensions, and how their files are chunked.
+
+    \b
+    Examples:
+      semlith languages
+    """
     with errors():
         for lang in library(ctx).languages():
             click.echo(f"{lang.name:12} {lang.strategy:12} {' '.join(lang.names)}")
@@ -131,7 +167,12 @@ def languages(ctx: click.Context) -> None:
 @main.command()
 @click.pass_context
 def formats(ctx: click.Context) -> None:
-    """List document formats, what reads each, and whether its reader is installed."""
+    """List document formats, what reads each, and whether its reader is installed.
+
+    \b
+    Examples:
+      semlith formats
+    """
     with errors():
         for row in library(ctx).formats():
             state = "installed" if row.installed else f"missing: {row.note}"

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 import click
 
+from semlith.cli.colour import Style
 from semlith.ingest.names import escape_name
 from semlith.types import Hit, Passage, Progress, StoreStats, counted
 
@@ -120,23 +121,42 @@ def skip_printer() -> Callable[[str, str, str], None]:
 
 _IMAGE_SIZE = re.compile(r"\b\d+x\d+\b")  # in an image chunk's text (ingest/images.py)
 
-def hits(hits: Sequence[Hit], *, multi_store: bool) -> str:
+PLAIN = Style()
+
+
+def hits(hits: Sequence[Hit], *, multi_store: bool, style: Style = PLAIN) -> str:
+    """Each hit's locator, definition and relevance over its first lines."""
+    paint = style.paint
     blocks = []
     for hit in hits:
         where = f"[{hit.store}] " if multi_store else ""
         if hit.kind == "image":  # one chunk per picture: its path and size say it all
             size = _IMAGE_SIZE.search(hit.text)
             shown = f" (image {size.group(0)})" if size else " (image)"
-            blocks.append(f"{where}{escape_name(hit.path)}{shown}  ({hit.score:.4f})")
+            blocks.append(f"{where}{paint(escape_name(hit.path), 'path')}{shown}"
+                          f"{_relevance(hit, style)}")
             continue
-        title = f" {hit.symbol}" if hit.symbol else ""
+        title = f" {paint(hit.symbol, 'symbol')}" if hit.symbol else ""
         lines = [line for line in hit.text.splitlines() if line.strip()]
         # Start the excerpt at the definition the hit is about, when it is in view.
         first = next((i for i, line in enumerate(lines) if hit.symbol and hit.symbol in line), 0)
         lines = lines[first : first + EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
-        blocks.append(f"{where}{escape_name(hit.locator)}{title}  ({hit.score:.4f})\n{excerpt}")
+        blocks.append(f"{where}{_locator(hit, style)}{title}{_relevance(hit, style)}"
+                      f"\n{excerpt}")
     return "\n".join(blocks)
+
+
+def _locator(hit: Hit, style: Style) -> str:
+    path, lines = escape_name(hit.locator).rsplit(":", 1)
+    return f"{style.paint(path, 'path')}:{style.paint(lines, 'line')}"
+
+
+def _relevance(hit: Hit, style: Style) -> str:
+    """`  (0.83)`: the hit's 0-1 relevance (semlith/ranking/relevance.py), or nothing."""
+    if hit.relevance is None:
+        return ""
+    return f"  ({style.paint(f'{hit.relevance:.2f}', 'relevance')})"
 
 
 def stats(info: StoreStats) -> str:

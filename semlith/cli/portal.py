@@ -18,6 +18,11 @@ def portal(ctx: click.Context, open_browser: bool) -> None:
     The link carries a one-time token in its fragment (`#token=...`, never sent to a
     server): it opens one session, within ten minutes. Run the command again for another.
     The token is neither the agent key nor the control key.
+
+    \b
+    Examples:
+      semlith portal
+      semlith portal --open
     """
     from semlith.daemon_client import running
     from semlith.home import portal_key

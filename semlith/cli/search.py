@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from semlith.cli import output
+from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.grep_types import grouped
+from semlith.cli.colour import Style, color_option, wanted
+from semlith.grep_types import rows
 from semlith.types import Filters, Scope
 
 
@@ -24,6 +25,28 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
                         "(repeatable; !GLOB excludes).")(func)
 
 
+def _grep_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """ripgrep's context and per-file options, for --exact/--regex."""
+    for option in reversed([
+        click.option("-A", "--after-context", "after", type=click.IntRange(0, 50),
+                     metavar="N", help="With --exact/--regex: N lines after each match."),
+        click.option("-B", "--before-context", "before", type=click.IntRange(0, 50),
+                     metavar="N", help="With --exact/--regex: N lines before each match."),
+        click.option("-C", "--context", "context", type=click.IntRange(0, 50), default=0,
+                     metavar="N", help="With --exact/--regex: N lines either side "
+                     "(-A and -B override it on their side)."),
+        click.option("-l", "--files-with-matches", "files_only", is_flag=True,
+                     help="With --exact/--regex: only the paths of files with a match."),
+        click.option("-c", "--count", "count", is_flag=True,
+                     help="With --exact/--regex: `path:N`, the matching lines per file."),
+        click.option("--definitions/--no-definitions", default=True, show_default=True,
+                     help="With --exact/--regex: a `path=N=kind name` line naming the "
+                     "definition the matches below it are in."),
+    ]):
+        func = option(func)
+    return func
+
+
 @main.command()
 @click.argument("query", required=False, default="")
 @click.option("-k", "--limit", "k", default=10, show_default=True,
@@ -33,32 +56,42 @@ def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--exact", "exact", metavar="TEXT", help="Lines containing TEXT, literally.")
 @click.option("--regex", "regex", metavar="PATTERN",
               help="Lines matching a Python regex (nested quantifiers are refused).")
-@click.option("-C", "--context", "context", type=click.IntRange(0, 50), default=0,
-              help="With --exact/--regex: lines of context either side.")
-@click.option("-l", "--files-with-matches", "files_only", is_flag=True,
-              help="With --exact/--regex: only the paths of files with a match.")
+@_grep_options
+@color_option
 @json_option
 @store_option(multiple=True)
 @_filter_options
 @click.pass_context
-def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str | None,
-           regex: str | None, context: int, files_only: bool, as_json: bool,
-           stores: tuple[str, ...], path: tuple[str, ...], ext: tuple[str, ...],
-           lang: tuple[str, ...]) -> None:
+def search(ctx: click.Context, /, query: str, k: int, image: str | None, exact: str | None,
+           regex: str | None, color: str, as_json: bool, stores: tuple[str, ...],
+           path: tuple[str, ...], ext: tuple[str, ...], lang: tuple[str, ...],
+           **shape: Any) -> None:
     """Search the index for QUERY (plain English, an identifier, or both), or for the
     lines that contain --exact TEXT or match --regex PATTERN, as ripgrep prints them.
 
     Exits 1 when nothing is found.
+
+    \b
+    Examples:
+      semlith search "where are session tokens verified" -k 3
+      semlith search RetryPolicy --lang python --path '!tests' --json
+      semlith search --exact 'TODO(' -C 2 --ext py
+      semlith search --regex 'def \\w+_retry' -A 3 --color always | less -R
+      semlith search --regex 'import (os|sys)' --count
+      semlith search --image diagram.png            # images like this one
     """
     filters = Filters(path, ext, lang)
+    style = Style(not as_json and wanted(color))
     if exact is not None or regex is not None:
         if query or image is not None or (exact is not None and regex is not None):
             raise click.UsageError("--exact and --regex take the pattern; give one of them, "
                                    "without QUERY or --image")
+        if shape["files_only"] and shape["count"]:
+            raise click.UsageError("give -l/--files-with-matches or -c/--count, not both")
         limit = 100 if ctx.get_parameter_source("k") == click.core.ParameterSource.DEFAULT \
             else k
-        _grep(ctx, exact if regex is None else regex, regex is not None,
-              (context, limit, files_only), as_json, scope(ctx, stores), filters)
+        _grep(ctx, exact if regex is None else regex, regex is not None, limit, shape,
+              style, as_json, scope(ctx, stores), filters)
         return
     if not query and image is None:
         raise click.UsageError("give a QUERY, or --image FILE")
@@ -70,28 +103,32 @@ def search(ctx: click.Context, query: str, k: int, image: str | None, exact: str
     if as_json:
         emit_json([h.as_json() for h in answer.hits])
     elif answer.hits:
-        click.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1))
+        style.echo(output.hits(answer.hits, multi_store=len(answer.stores) > 1, style=style))
     if not answer.hits:
         sys.exit(1)
 
 
-def _grep(ctx: click.Context, pattern: str | None, regex: bool, shape: tuple[int, int, bool],
-          as_json: bool, where: Scope, filters: Filters) -> None:
+def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
+          shape: dict[str, Any], style: Style, as_json: bool, where: Scope, filters: Filters
+          ) -> None:
     """`search --exact/--regex`: ripgrep's lines; the rest counted on stderr."""
-    context, limit, files_only = shape
     with errors(as_json):
-        found = library(ctx).grep(pattern or "", regex=regex, context=context, limit=limit,
-                                  files_only=files_only, filters=filters, scope=where)
+        found = library(ctx).grep(
+            pattern or "", regex=regex, context=shape["context"], before=shape["before"],
+            after=shape["after"], limit=limit, files_only=shape["files_only"],
+            count=shape["count"], filters=filters, scope=where)
     for note in found.notes:
         click.echo(f"semlith: note: {note}", err=True)
     multi = len(found.stores) > 1
     if as_json:
         emit_json(found.as_json())
-    elif files_only:
-        for name in found.files:
-            click.echo(name if multi else name.split(":", 1)[1])
+    elif shape["files_only"] or shape["count"]:
+        for name, n in zip(found.files, found.counts, strict=True):
+            shown = style.paint(name if multi else name.split(":", 1)[1], "path")
+            style.echo(f"{shown}:{n}" if shape["count"] else shown)
     elif found.matches:
-        click.echo("\n".join(grouped(found.matches, multi_store=multi)))
+        style.echo("\n".join(colour.row(r, style) for r in rows(
+            found.matches, multi_store=multi, definitions=shape["definitions"])))
     if found.more and not as_json:
         click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
                    err=True)
@@ -108,6 +145,11 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]
     """Where NAME is defined: every definition, best first (`Type.method`, `Type::method`).
 
     Exits 1 when there is none.
+
+    \b
+    Examples:
+      semlith symbol Router.add
+      semlith symbol 'Store::open' --json
     """
     with errors(as_json):
         hits = library(ctx).symbol(name, scope=scope(ctx, stores))
@@ -131,7 +173,14 @@ def symbol(ctx: click.Context, name: str, as_json: bool, stores: tuple[str, ...]
 @click.pass_context
 def read(ctx: click.Context, target: str, as_json: bool, stores: tuple[str, ...]) -> None:
     """Print lines of an indexed file, as indexed: TARGET is any locator search or
-    symbol prints (`path:start-end`, `store:path:start-end`, `path`) or a symbol name."""
+    symbol prints (`path:start-end`, `store:path:start-end`, `path`) or a symbol name.
+
+    \b
+    Examples:
+      semlith read auth/tokens.go:24-39
+      semlith read app:net/retry.py:10     # store:path:line, as a search prints it
+      semlith read RetryPolicy.delay
+    """
     with errors(as_json):
         passage = library(ctx).read(target, scope=scope(ctx, stores))
     if as_json:

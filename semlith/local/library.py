@@ -122,15 +122,20 @@ class LocalLibrary(Installation):
                       tuple(f"{label}: {why}" for label, why in failed))
 
     def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
-             limit: int = 100, files_only: bool = False, filters: Filters = Filters(),
+             before: int | None = None, after: int | None = None, limit: int = 100,
+             files_only: bool = False, count: bool = False, filters: Filters = Filters(),
              scope: Scope = Scope()) -> Matches:
         if not 1 <= limit <= MAX_GREP:
             raise ValueError(f"limit must be from 1 to {MAX_GREP}, got {limit}")
-        if not 0 <= context <= MAX_CONTEXT:
-            raise ValueError(f"context must be from 0 to {MAX_CONTEXT}, got {context}")
-        search = GrepSearch(compile_pattern(pattern, regex), context, filters)
+        sides = (context if before is None else before, context if after is None else after)
+        for name, value in zip(("before", "after"), sides, strict=True):
+            if not 0 <= value <= MAX_CONTEXT:
+                raise ValueError(f"{name} context must be from 0 to {MAX_CONTEXT} lines, "
+                                 f"got {value}")
+        per_file = files_only or count
+        search = GrepSearch(compile_pattern(pattern, regex), sides, filters)
         with self._reading(scope) as (opened, note):
-            return collect(search, opened, note, limit, files_only)
+            return collect(search, opened, note, limit, per_file)
 
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside

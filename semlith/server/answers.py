@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from semlith.grep_types import Matches, marked
+from semlith.grep_types import Matches, rows
 from semlith.ingest.names import escape_name
 from semlith.types import Definition, Hit, Passage
 
@@ -65,17 +65,19 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
 
 
 def matches(found: Matches, max_tokens: int) -> str:
-    """`path:line:text` per matching line, grouped by file, within `max_tokens`."""
+    """`path:line:text` per matching line, grouped by file, each definition's first
+    matches under a `path=N=kind name` line, within `max_tokens`."""
     if not found.files:
         return _noted("No line matches.", "; ".join(found.notes))
     kept: list[str] = []
     used = shown = 0
-    for line, hit in marked(found.matches, multi_store=len(found.stores) > 1, width=300):
+    for row in rows(found.matches, multi_store=len(found.stores) > 1):
+        line = row.plain(300)
         used += _tokens(line)
         if used > max_tokens:
             break
         kept.append(line)
-        shown += hit
+        shown += row.role == "match"
     left = len(found.matches) - shown
     more = ", and ".join(filter(None, [f"{left} more matching lines here" if left else "",
                                        found.more]))

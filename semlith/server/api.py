@@ -104,8 +104,10 @@ HANDLERS: dict[str, Handler] = {
         scope=_scope(b), image=_optional(b, "image", str)), lambda answer: answer.as_json()),
     "grep": (lambda lib, b: lib.grep(
         _get(b, "pattern", str, ""), regex=_get(b, "regex", bool, False),
-        context=_get(b, "context", int, 0), limit=_get(b, "limit", int, 100),
-        files_only=_get(b, "files_only", bool, False), filters=_filters(b), scope=_scope(b)),
+        context=_get(b, "context", int, 0), before=_optional(b, "before", int),
+        after=_optional(b, "after", int), limit=_get(b, "limit", int, 100),
+        files_only=_get(b, "files_only", bool, False), count=_get(b, "count", bool, False),
+        filters=_filters(b), scope=_scope(b)),
         lambda matches: matches.as_json()),
     "symbol": (lambda lib, b: lib.symbol(_get(b, "name", str, ""), scope=_scope(b),
                                          limit=_get(b, "limit", int, 50)), _ROWS),

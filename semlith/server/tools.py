@@ -220,7 +220,8 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
     ) -> str:
         """Find the code or docs that answer a question. locate: one line per hit,
         grouped by file; excerpt: hit text. mode exact/regex: the matching lines
-        (path:line:text). Then semlith_read the lines you need."""
+        (path:line:text), each definition's first under path=N=kind name. Then
+        semlith_read the lines you need."""
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
         if mode != "meaning":
             found = await call(library.grep, query, regex=mode == "regex", filters=filters,

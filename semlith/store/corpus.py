@@ -82,6 +82,10 @@ class Corpus(Protocol):
         `store` left empty."""
         ...
 
+    def file_definitions(self, path: str) -> list[Definition]:
+        """The definitions (and document sections) of one file, in line order."""
+        ...
+
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The chunks among `ids` that exist."""
         ...
@@ -150,6 +154,9 @@ class LocalCorpus:
     def definitions(self, name: str, sel: Selection = EVERYTHING, limit: int = 500
                     ) -> list[Definition]:
         return q.definitions(self.catalog, name, sel, limit)
+
+    def file_definitions(self, path: str) -> list[Definition]:
+        return q.file_definitions(self.catalog, path)
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.catalog.chunks(ids)

@@ -61,6 +61,12 @@ class MilvusCorpus(LocalCorpus):
                            "", r.id)
                 for r in self.space.definitions(name, limit, sel.filters)]
 
+    def file_definitions(self, path: str) -> list[Definition]:
+        if not self.mirror:
+            return super().file_definitions(path)
+        return [Definition("", r.path, r.start_line, r.end_line, r.kind, r.symbol, r.symbol,
+                           "", r.id) for r in self.space.file_records(path) if r.symbol]
+
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.space.records(ids) if self.mirror else super().records(ids)
 

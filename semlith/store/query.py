@@ -156,6 +156,18 @@ def definitions(catalog: Catalog, name: str, sel: Selection = EVERYTHING,
     return [Definition("", *row) for row in rows]
 
 
+def file_definitions(catalog: Catalog, path: str) -> list[Definition]:
+    """The definitions of the file at `path` and its Markdown sections (kind "section",
+    named by their heading path), in line order: what encloses a grep match (#23)."""
+    rows = catalog.db.execute(
+        "SELECT start_line, end_line, kind, name, qualname, signature, chunk_id FROM"
+        " symbols WHERE file_id = (SELECT id FROM files WHERE path = ?1) UNION ALL"
+        " SELECT start_line, end_line, kind, symbol, symbol, '', id FROM chunks"
+        " WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND kind = 'section'"
+        " AND symbol != '' ORDER BY 1, 2 DESC", (path,)).fetchall()
+    return [Definition("", path, *row) for row in rows]
+
+
 def paths_under(catalog: Catalog, rel: str) -> list[str]:
     """Indexed paths equal to `rel` or inside the folder `rel` ("." or "": every path)."""
     if rel in ("", "."):

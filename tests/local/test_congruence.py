@@ -151,6 +151,15 @@ def test_symbol_and_read(sides: tuple[Side, Side]) -> None:
     _same(sides, "read", "RetryPolicy")
 
 
+def test_grep_with_context_counts_and_definitions(sides: tuple[Side, Side]) -> None:
+    shaped = _same(sides, "grep", "delay", context=3, before=1, after=0)
+    assert shaped["matches"] and all(m["after"] == [] for m in shaped["matches"])
+    assert any(m["definition"] for m in shaped["matches"])
+    counted = _same(sides, "grep", r"self\.\w+", regex=True, count=True)
+    assert counted["matches"] == [] and set(counted["counts"]) == set(counted["files"])
+    _same(sides, "grep", "Deployment", files_only=True, scope=None)
+
+
 def test_files_skipped_stats_stores(sides: tuple[Side, Side]) -> None:
     assert _same(sides, "files")
     _same(sides, "skipped")

@@ -100,6 +100,14 @@ def test_definitions_and_a_files_chunks(corpus: Corpus) -> None:
     assert chunks and [c.start_line for c in chunks] == sorted(c.start_line for c in chunks)
     assert all(c.path == "net/retry.py" for c in chunks)
     assert corpus.file_records("no/such.py") == []
+    inside = corpus.file_definitions("net/retry.py")  # what a grep match is in (#23)
+    assert {d.name for d in inside} >= {"RetryPolicy"}
+    assert all(d.path == "net/retry.py" and d.start_line <= d.end_line for d in inside)
+    assert [d.start_line for d in inside] == sorted(d.start_line for d in inside)
+    if corpus.indexes_definitions:
+        assert {d.qualname for d in inside} >= {"RetryPolicy.delay", "call_with_retry"}
+    assert corpus.file_definitions("docs/deployment.md")[0].kind == "section"
+    assert corpus.file_definitions("no/such.py") == []
 
 
 def test_the_kinds_agree_on_what_they_share(tmp_path: Path, settings: Settings,

@@ -429,7 +429,8 @@ async function searchPage() {
           h("button", { type: "button", class: "quiet mono", onclick: () => open(hit).catch(failed),
                         "aria-label": `Open ${hit.path} lines ${hit.start_line} to ${hit.end_line}` },
             `${hit.path}:${hit.start_line}-${hit.end_line}`),
-          h("span", { class: "muted" }, `#${i + 1}, score ${hit.score.toFixed(3)}` +
+          h("span", { class: "muted" }, `#${i + 1}` +  // the 0-1 relevance, as the CLI (#23)
+            (hit.relevance == null ? "" : `, relevance ${hit.relevance.toFixed(2)}`) +
             (hit.symbol ? `, ${hit.symbol}` : "") + `, ${hit.store}`)),
         h("pre", {}, hit.text.split("\n").slice(0, 8).join("\n"))))));
     document.body.dataset.searched = (performance.now() - asked).toFixed(1);

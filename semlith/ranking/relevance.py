@@ -1,0 +1,39 @@
+"""A relevance a person can read, from 0 to 1, beside the fused score (issue #23).
+
+Fused scores (reciprocal rank fusion plus boosts) order hits well and mean nothing on
+their own: 0.0656 says neither "good" nor "poor". A relevance does, in two steps:
+
+- the store's best evidence: the cosine of its nearest chunk to the query, mapped so that
+  the model's calibrated floor (`Recipe.floor`, below which a nearest chunk is no
+  evidence of anything relevant) is 0.5 — from 0 to the floor onto 0 to 0.5, from the
+  floor to 1 onto 0.5 to 1; a model without a floor maps a cosine onto itself;
+- each hit's share of the store's top fused score, times that.
+
+So the first hit of a store reads how close the store came to the question, and the
+rest are relative to it: relevance falls with rank, and a hit half as strong as the
+first reads half its relevance. A store that answered without a dense list (its chunks
+not embedded yet) gives no relevance (None): the CLI then shows none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+NEUTRAL_FLOOR = 0.5  # where a model without a calibrated floor has it: the identity map
+
+
+def calibrated(cosine: float, floor: float | None) -> float:
+    """`cosine` on the 0-1 scale where the model's floor is 0.5."""
+    f = NEUTRAL_FLOOR if floor is None else min(max(floor, 0.01), 0.99)
+    c = min(max(cosine, 0.0), 1.0)
+    return 0.5 * c / f if c < f else 0.5 + 0.5 * (c - f) / (1 - f)
+
+
+def relevances(scores: Sequence[float], nearest: float | None, floor: float | None
+               ) -> list[float | None]:
+    """The relevance of each of a store's hits, best first, by fused `scores` and the
+    cosine of the store's `nearest` chunk (None: no dense list)."""
+    if nearest is None or not scores or scores[0] <= 0:
+        return [None] * len(scores)
+    top = calibrated(nearest, floor)
+    return [round(top * max(score, 0.0) / scores[0], 2) for score in scores]
