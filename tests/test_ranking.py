@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from semlith.embed.pool import EmbedderPool
+from semlith.ranking.query import analyse
 from semlith.search import Searcher
 from semlith.settings import Settings
 from semlith.store import Store
@@ -158,15 +159,19 @@ def test_a_chunk_first_in_two_lists_is_not_vetoed_by_its_prior(
 def test_old_copies_beside_the_current_code(paths: list[str], old: set[str]) -> None:
     from semlith.ranking.versions import old_copies
 
-    assert old_copies(paths, "how are users listed") == old
+    assert old_copies(paths, analyse("how are users listed").names_version) == old
 
 
 def test_a_question_naming_a_version_keeps_every_copy() -> None:
     from semlith.ranking.versions import old_copies
 
     paths = ["api/v1/users.go", "api/v3/users.go"]
-    assert old_copies(paths, "how does the v1 api list users") == frozenset()
-    assert old_copies(paths, "users in version 1") == frozenset()
+    assert old_copies(paths, analyse("how are users listed").names_version) \
+        == {"api/v1/users.go"}
+    for question in ("how does the v1 api list users", "users in version 1",
+                     "the 2.x branch"):
+        assert analyse(question).names_version
+        assert old_copies(paths, analyse(question).names_version) == frozenset()
 
 
 def test_an_old_copy_ranks_below_the_current_one(make_store: Callable[..., Store]) -> None:

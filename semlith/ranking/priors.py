@@ -52,7 +52,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
         return scores
     wanted = ctx.query.asks
     agreed = _first_in_two(ctx)
-    old = old_copies([r.path for r in ctx.records.values()], ctx.query.text)
+    old = old_copies([r.path for r in ctx.records.values()], ctx.query.names_version)
     out: Scores = {}
     for cid, score in scores.items():
         record = ctx.records.get(cid)

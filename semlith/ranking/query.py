@@ -1,6 +1,6 @@
 """What a query is made of, read once per search for every list and signal: its words,
-their stems, its keyword terms, the identifiers it names, and which kinds of file it
-asks for by name."""
+their stems, its keyword terms, the identifiers it names, which kinds of file it asks
+for by name, and whether it names a version."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from semlith.ingest.chunk import split_identifiers
+from semlith.ranking.versions import names_version
 from semlith.roles import Role
 from semlith.store.keywords import fts_terms
 from semlith.symbols import Identifier, identifiers
@@ -59,6 +60,7 @@ class Query:
     asks: frozenset[Role]  # roles the query names (their priors do not apply)
     terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (store/keywords.py)
     split: str = ""  # the identifiers' parts (`parseHTTP` -> "parse http"), for BM25 engines
+    names_version: bool = False  # "the v1 api": old copies keep their place (versions.py)
 
 
 def analyse(text: str) -> Query:
@@ -76,4 +78,4 @@ def analyse(text: str) -> Query:
     word_set = set(raw)
     asks = frozenset(role for role, names in _ASKS.items() if word_set & names)
     return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
-                 fts_terms(text), split_identifiers(text))
+                 fts_terms(text), split_identifiers(text), names_version(text))

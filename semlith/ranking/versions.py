@@ -32,11 +32,17 @@ def _version(part: str) -> Version | None:
     return int(match.group(1)), int(match.group(2) or 0), 0
 
 
-def old_copies(paths: Iterable[str], query: str) -> frozenset[str]:
-    """The paths among `paths` that are an older copy of another one (see the module)."""
+def names_version(query: str) -> bool:
+    """Whether a question names a version (`v1`, "version 1", `2.x`)."""
+    return _NAMED.search(query) is not None
+
+
+def old_copies(paths: Iterable[str], named: bool) -> frozenset[str]:
+    """The paths among `paths` that are an older copy of another one (see the module);
+    none when the question names a version (`named`, from `names_version`)."""
     versioned = [(path, rest, found) for path in set(paths)
                  if (rest_found := _versioned(path)) for rest, found in [rest_found]]
-    if not versioned or _NAMED.search(query):
+    if not versioned or named:
         return frozenset()
     newest: dict[str, Version] = {}  # the rest of a path -> its newest version
     for _, rest, found in versioned:
