@@ -34,7 +34,6 @@ from semlith.image_index import ImageIndexer, ImageModel, default_model
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.document import read_document
-from semlith.ingest.formats import is_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, skip_record
 from semlith.ingest.images import is_image
@@ -52,6 +51,7 @@ from semlith.ingest.walk import (
 from semlith.languages import language_of
 from semlith.pace import TARGET_SECONDS, Pace, estimate_total
 from semlith.roles import embed_rank
+from semlith.scan import Action, FileState, decide
 from semlith.store import ChunkRow, Store, count_vectors
 from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
@@ -64,11 +64,20 @@ CHECKPOINT_SECONDS = TARGET_SECONDS
 
 @dataclass(slots=True)
 class _Todo:
+    """A file the run embeds, copies or renames: what the scan found (`scan.decide`)."""
+
     cand: Candidate
-    digest: str
-    record: FileRecord | None
+    state: FileState  # with its digest
+    digest: str = ""  # of the bytes indexed (read again when embedding)
     redacted: int = 0
     edges: Any = None  # its FileEdges (edge_index.py); None: its language has none
+
+    def __post_init__(self) -> None:
+        self.digest = self.digest or self.state.digest or ""
+
+    @property
+    def record(self) -> FileRecord | None:
+        return self.state.record
 
 
 @dataclass(slots=True)
@@ -81,6 +90,27 @@ class _Pending:
     ids: list[int] = field(default_factory=list)
     owners: list[int] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Run:
+    """One run's state: made once, in `Indexer.run`, and handed to each step."""
+
+    report: IndexReport
+    scopes: list[str]
+    rules: str  # the secret rules every file is read with (secrets.rules_fingerprint)
+    start: float
+    budget: float | None
+    last_checkpoint: float
+    pace: Pace = field(default_factory=Pace)
+    by_rules: set[str] = field(default_factory=set)  # unchanged files the rules now change
+    vanished: dict[str, FileRecord] = field(default_factory=dict)  # indexed, not walked
+    truncated: list[str] = field(default_factory=list)  # files cut at MAX_CHUNKS_PER_FILE
+    skipped: int = 0  # files the embed phase could not read
+    cut_bytes: int = 0  # text bytes cut so far ...
+    text_bytes: int = 0  # ... of these, in all
+    cut: int = 0  # chunks written so far
+    cached: int = 0  # vectors the machine's vector cache gave
 
 
 def content_hash(data: bytes) -> str:
@@ -117,23 +147,23 @@ class Indexer:
     def run(self, paths: Sequence[Path] = (), *, time_budget: float | None = None) -> IndexReport:
         """Index `paths` (files or folders under the root; default: the whole root)."""
         start = self.clock()
-        report = IndexReport()
         catalog = self.store.catalog
         interrupted = catalog.meta("run_state") == "running"
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
-        self._rules = rules_fingerprint()
-        self._pace = Pace()
-        todo = self._scan(scopes, report)
-        report.rechecked = sum(1 for t in todo if t.cand.rel in self._by_rules)
+        run = _Run(IndexReport(), scopes, rules_fingerprint(), start, time_budget,
+                   last_checkpoint=start)
+        report = run.report
+        todo = self._scan(run)
+        report.rechecked = sum(1 for t in todo if t.cand.rel in run.by_rules)
         report.rechunked = sum(1 for t in todo if t.record and t.record.hash == t.digest) \
             - report.rechecked
         if interrupted:
             report.interrupted, report.resumed = True, report.unchanged
-        todo = self._reuse(todo, scopes, report)
+        todo = self._reuse(todo, run)
         todo.sort(key=_embed_order)
-        self._embed_all(todo, report, start, time_budget)
+        self._embed_all(todo, run)
         if not report.pending:
             refresh_edges(self.store, self.root, scopes, {t.cand.rel for t in todo})
         if report.complete:
@@ -141,7 +171,7 @@ class Indexer:
                 catalog.set_meta("run_state", "complete")
         report.seconds = self.clock() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
-                                  self._pace.rate or 0.0, 0.0, chunks_total=report.chunks))
+                                  run.pace.rate or 0.0, 0.0, chunks_total=report.chunks))
         return report
 
     def _relative(self, path: Path) -> str:
@@ -169,14 +199,15 @@ class Indexer:
                 continue
             yield from walk_files(self.root, start=scope, exclude=exclude)
 
-    def _scan(self, scopes: list[str], report: IndexReport) -> list[_Todo]:
-        catalog = self.store.catalog
+    def _scan(self, run: _Run) -> list[_Todo]:
+        """Walk the scopes and decide each file (`scan.decide`); returns the files to
+        embed, copy or rename, and leaves the vanished ones in `run.vanished`."""
+        catalog, scopes = self.store.catalog, run.scopes
         known = {f.path: f for f in catalog.files() if _in_scopes(f.path, scopes)}
         before = {}
         for scope in scopes:  # a scope named by a path that is not UTF-8: its skip record
             before.update(catalog.skipped(_recorded(scope)))
         seen: set[str] = set()
-        self._by_rules: set[str] = set()  # unchanged files the secret rules now change
         checked: list[int] = []  # files read under older rules that they leave as they are
         skipped: list[SkipRecord] = []
         todo: list[_Todo] = []
@@ -194,52 +225,52 @@ class Indexer:
             if item.rel in seen:
                 continue  # reached twice (a file and its folder both in scope)
             seen.add(item.rel)
-            record = known.get(item.rel)
-            stat = (item.size, item.mtime_ns)
-            # A file whose language is cut differently now (a new or better grammar query,
-            # a new planner) is cut again, unchanged or not; so is one the secret rules
-            # change, once after they change.
-            force = record is not None and \
-                record.chunking != chunking_fingerprint(language_of(item.rel))
-            if record and record.hash and not force and record.rules != self._rules:
-                if self._withholds(item):
-                    force = True
-                    self._by_rules.add(item.rel)
-                else:
-                    checked.append(record.id)
-            if record and record.hash and (record.size, record.mtime_ns) == stat and not force:
-                report.unchanged += 1
-                continue
-            old_skip = before.get(item.rel)
-            if old_skip and (old_skip.size, old_skip.mtime_ns) == stat and \
-                    not (old_skip.reason == "binary" and is_document(item.rel)) and \
-                    not (is_image(item.rel) and old_skip.reason != "unreadable") and \
-                    not (old_skip.reason == SkipReason.SECRET and item.opted_in):
-                # Binary, unreadable or secret last time, and untouched. A document
-                # skipped as binary was skipped by a semlith without its reader: read it now.
-                skipped.append(old_skip)
-                continue
+            state = FileState(item.rel, (item.size, item.mtime_ns), known.get(item.rel),
+                              chunking_fingerprint(language_of(item.rel)), run.rules,
+                              before.get(item.rel), item.opted_in)
             try:
-                digest = content_hash(_read(item))
+                action, state = self._settle(item, state, run, checked)
             except OSError as exc:
                 skipped.append(SkipRecord(item.rel, "unreadable",
                                           escape_name(exc.strerror or str(exc))))
                 seen.discard(item.rel)
                 continue
-            if record and record.hash == digest and not force:
-                with catalog.transaction() as db:
-                    catalog.touch_file(db, record.id, item.size, item.mtime_ns)
-                report.unchanged += 1
-                continue
-            todo.append(_Todo(item, digest, record))
-        report.skipped += len(skipped)
+            record = state.record
+            if action is Action.REUSE:
+                if record is not None and (record.size, record.mtime_ns) != state.stat:
+                    with catalog.transaction() as db:  # touched, not changed
+                        catalog.touch_file(db, record.id, item.size, item.mtime_ns)
+                run.report.unchanged += 1
+            elif action is Action.SKIP and state.skip is not None:
+                skipped.append(state.skip)
+            else:  # to copy or embed; the vanished files are known after the walk
+                todo.append(_Todo(item, state))
+        run.report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
                 catalog.replace_skipped(db, _recorded(scope), [])
             catalog.add_skipped(db, skipped)
-            catalog.set_rules(db, checked, self._rules)
-        self._vanished = {path: rec for path, rec in known.items() if path not in seen}
+            catalog.set_rules(db, checked, run.rules)
+        run.vanished = {path: rec for path, rec in known.items() if path not in seen}
         return todo
+
+    def _settle(self, item: Candidate, state: FileState, run: _Run,
+                checked: list[int]) -> tuple[Action, FileState]:
+        """Decide `item`, reading what the decision asks for. Raises OSError when its
+        bytes cannot be read."""
+        while True:
+            action = decide(state)
+            if action is Action.RECHECK and state.record is not None:
+                withholds = self._withholds(item)
+                if withholds:
+                    run.by_rules.add(item.rel)
+                else:
+                    checked.append(state.record.id)
+                state = state.knowing(withholds=withholds)
+            elif action is Action.READ:
+                state = state.knowing(digest=content_hash(_read(item)))
+            else:
+                return action, state
 
     def _withholds(self, item: Candidate) -> bool:
         """Whether the secret rules change an indexed file (checked once after they
@@ -252,36 +283,36 @@ class Indexer:
 
     # -- renames and copies --------------------------------------------------------------
 
-    def _reuse(self, todo: list[_Todo], scopes: list[str], report: IndexReport) -> list[_Todo]:
+    def _reuse(self, todo: list[_Todo], run: _Run) -> list[_Todo]:
         """Apply moves and copies by content hash; returns what still needs embedding."""
-        catalog = self.store.catalog
-        gone_by_hash = {rec.hash: rec for rec in self._vanished.values() if rec.hash}
+        catalog, report = self.store.catalog, run.report
+        gone_by_hash = {rec.hash: rec for rec in run.vanished.values() if rec.hash}
         left: list[_Todo] = []
         for item in todo:
             gone = gone_by_hash.pop(item.digest, None)
-            if gone is not None and gone.rules != self._rules:
-                gone = None  # read under other secret rules: read the file anew
-            if gone is not None and item.record is None:
+            action = decide(item.state.knowing(moved_from=gone))
+            if action is Action.RENAME and gone is not None:
                 with catalog.transaction() as db:
                     catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
                                       mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
-                del self._vanished[gone.path]
+                del run.vanished[gone.path]
                 report.moved += 1
-            elif (item.record is not None and item.record.hash == item.digest) \
-                    or not self._copy(item):  # an unchanged file is here to be re-cut
-                left.append(item)
-            else:
+            elif action is Action.COPY and self._copy(item, run.rules):
                 report.copied += 1
+            else:  # to embed: new bytes, or the same bytes to cut anew
+                left.append(item)
+        removed = [path for path, rec in run.vanished.items()
+                   if decide(FileState(path, None, rec)) is Action.REMOVE]
         with catalog.transaction() as db:
-            report.removed += catalog.delete_files(db, list(self._vanished))
+            report.removed += catalog.delete_files(db, removed)
         self.store.checkpoint()
         return left
 
-    def _copy(self, item: _Todo) -> bool:
+    def _copy(self, item: _Todo, rules: str) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
         # chunks read under today's secret rules only
-        match = file_with_hash(catalog, item.digest, item.cand.rel, self._rules)
+        match = file_with_hash(catalog, item.digest, item.cand.rel, rules)
         if match is None:
             return False
         twin, redacted = match
@@ -296,7 +327,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
                                        chunking=chunking, redacted=redacted,
-                                       rules=self._rules, **_kind(item.cand.rel))
+                                       rules=rules, **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, twin, file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
@@ -307,7 +338,7 @@ class Indexer:
 
     # -- extract, chunk, embed -----------------------------------------------------------
 
-    def _chunks_of(self, item: _Todo) -> Chunked | None:
+    def _chunks_of(self, item: _Todo, run: _Run) -> Chunked | None:
         """Extract and chunk one file; None (and a skip record) when it cannot be read."""
         rel = item.cand.rel
         try:
@@ -319,99 +350,99 @@ class Indexer:
             check_generated(rel, data)  # after the secret rules: a secret is reported so
         except Unreadable as exc:  # a secret, binary, generated or minified, or not text
             reason, detail = skip_record(exc)
-            self._skip(item, reason, detail)
+            self._skip(item, reason, detail, run)
             if reason in (SkipReason.SECRET, SkipReason.GENERATED):  # news to the user
                 self.on_skip(Skipped(rel, SkipReason(reason), detail))
             return None
         except OSError as exc:
-            self._skip(item, "unreadable", exc.strerror or str(exc))
+            self._skip(item, "unreadable", exc.strerror or str(exc), run)
             return None
         item.redacted = document.redacted
         chunked = chunk_file(document.text, language_of(rel))
         item.edges = file_edges(document.text, language_of(rel))
         if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
-            self._truncated.append(rel)
+            run.truncated.append(rel)
         return chunked
 
-    def _skip(self, item: _Todo, reason: str, detail: str) -> None:
+    def _skip(self, item: _Todo, reason: str, detail: str, run: _Run) -> None:
         catalog = self.store.catalog
         rel = item.cand.rel
         with catalog.transaction() as db:
             catalog.delete_files(db, [rel])
             catalog.add_skipped(db, [SkipRecord(rel, reason, detail, item.cand.size,
                                                 item.cand.mtime_ns)])
-        self._skipped += 1
+        run.skipped += 1
 
-    def _embed_all(self, todo: list[_Todo], report: IndexReport, start: float,
-                   budget: float | None) -> None:
-        self._truncated: list[str] = []
-        self._skipped = 0
-        # text bytes cut so far, in all
-        self._bytes = [0, sum(t.cand.size for t in todo if not is_image(t.cand.rel))]
-        self._cut = self._cached = 0  # chunks written so far; vectors the cache gave
+    def _embed_all(self, todo: list[_Todo], run: _Run) -> None:
+        report = run.report
+        run.text_bytes = sum(t.cand.size for t in todo if not is_image(t.cand.rel))
         pending = _Pending()
-        images = ImageIndexer(self.store, self._image_model, self._put_image)
-        self._last_checkpoint = self.clock()
+        images = ImageIndexer(self.store, self._image_model,
+                              lambda db, rel, size, mtime_ns:
+                              self._put_image(db, rel, size, mtime_ns, run.rules))
+        run.last_checkpoint = self.clock()
         for n, item in enumerate(todo):
-            if (budget is not None and self.clock() - start > budget) or self.stopped():
+            if (run.budget is not None and self.clock() - run.start > run.budget) \
+                    or self.stopped():
                 report.pending = len(todo) - n
                 break
             if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes
-                report.indexed += self._add_image(images, item)
-                self._report(report, n + 1, len(todo), item.cand.rel)
+                report.indexed += self._add_image(images, item, run)
+                self._report(run, n + 1, len(todo), item.cand.rel)
                 continue
-            chunked = self._chunks_of(item)
-            self._bytes[0] += item.cand.size
+            chunked = self._chunks_of(item, run)
+            run.cut_bytes += item.cand.size
             if chunked is None:
                 continue
-            self._write_rows(item, chunked, pending)
-            self._cut += len(chunked.chunks)
+            self._write_rows(item, chunked, pending, run.rules)
+            run.cut += len(chunked.chunks)
             report.indexed += 1
-            while len(pending.ids) >= self._pace.batch():
-                report.chunks += self._embed_batch(pending)
-            if self.clock() - self._last_checkpoint > CHECKPOINT_SECONDS:
+            while len(pending.ids) >= run.pace.batch():
+                report.chunks += self._embed_batch(pending, run)
+            if self.clock() - run.last_checkpoint > CHECKPOINT_SECONDS:
                 if pending.ids:
-                    report.chunks += self._embed_batch(pending)
+                    report.chunks += self._embed_batch(pending, run)
                 else:
-                    self._checkpoint(pending)
-            self._report(report, n + 1, len(todo), item.cand.rel)
+                    self._checkpoint(pending, run)
+            self._report(run, n + 1, len(todo), item.cand.rel)
         while pending.ids:
             if self.stopped():  # the files not wholly embedded keep an empty hash, as
                 left = set(pending.owners)  # after a kill: the next run redoes them
                 report.indexed -= len(left)
                 report.pending += len(left)
                 break
-            report.chunks += self._embed_batch(pending)
-            self._report(report, len(todo) - report.pending, len(todo), "")
+            report.chunks += self._embed_batch(pending, run)
+            self._report(run, len(todo) - report.pending, len(todo), "")
         images.flush()
-        report.cached = count_vectors(self.store, self._cached, report.chunks - self._cached)
+        report.cached = count_vectors(self.store, run.cached, report.chunks - run.cached)
         report.chunks += images.embedded
-        self._checkpoint(pending)
-        report.skipped += self._skipped
-        report.truncated = self._truncated
+        self._checkpoint(pending, run)
+        report.skipped += run.skipped
+        report.truncated = run.truncated
 
-    def _add_image(self, images: ImageIndexer, item: _Todo) -> int:
+    def _add_image(self, images: ImageIndexer, item: _Todo, run: _Run) -> int:
         """Queue one image file for the image space: 1, or 0 with a skip record."""
         try:
             data = _read(item.cand)
         except OSError as exc:
-            self._skip(item, "unreadable", exc.strerror or str(exc))
+            self._skip(item, "unreadable", exc.strerror or str(exc), run)
             return 0
         item.digest = content_hash(data)  # the bytes indexed, as for text files
         refused = images.add(item.cand.rel, data, item.cand.size, item.cand.mtime_ns,
                              item.digest)
         if refused is not None:
-            self._skip(item, *refused)
+            self._skip(item, *refused, run)
             return 0
         return 1
 
-    def _put_image(self, db: Any, rel: str, size: int, mtime_ns: int) -> int:
+    def _put_image(self, db: Any, rel: str, size: int, mtime_ns: int, rules: str) -> int:
         return self.store.catalog.put_file(
             db, rel, size=size, mtime_ns=mtime_ns, chunker="image",
-            chunking=chunking_fingerprint(language_of(rel)), redacted=0, rules=self._rules,
+            chunking=chunking_fingerprint(language_of(rel)), redacted=0, rules=rules,
             **_kind(rel))
 
-    def _write_rows(self, item: _Todo, chunked: Chunked, pending: _Pending) -> None:
+    def _write_rows(self, item: _Todo, chunked: Chunked, pending: _Pending,
+                    rules: str) -> None:
         catalog = self.store.catalog
         chunks = chunked.chunks
         rows = [ChunkRow(c.start_line, c.end_line, c.text, c.kind, c.symbol,
@@ -420,7 +451,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
                                        chunking=chunking_fingerprint(language_of(item.cand.rel)),
-                                       redacted=item.redacted, rules=self._rules,
+                                       redacted=item.redacted, rules=rules,
                                        **_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, rows)
             catalog.add_symbols(db, file_id, [
@@ -436,39 +467,39 @@ class Indexer:
         pending.owners.extend([file_id] * len(ids))
         pending.texts.extend(c.embedding_text() for c in chunks)
 
-    def _embed_batch(self, pending: _Pending) -> int:
+    def _embed_batch(self, pending: _Pending, run: _Run) -> int:
         """Embed the next batch of pending chunks, store their vectors, checkpoint."""
-        n = min(self._pace.batch(), len(pending.ids))
+        n = min(run.pace.batch(), len(pending.ids))
         if self._embedder is None and not self._model_ready():
             self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
         embedder = self.embedder  # loaded before the clock starts: loading is not speed
         started = self.clock()
         vectors, cached = embed_counting(embedder, pending.texts[:n])
-        self._cached += cached
-        self._pace.record(n, self.clock() - started)
+        run.cached += cached
+        run.pace.record(n, self.clock() - started)
         self.store.add_vectors(pending.ids[:n], vectors)
         for owner in pending.owners[:n]:
             pending.left[owner] -= 1
         del pending.ids[:n], pending.owners[:n], pending.texts[:n]
-        self._checkpoint(pending)
+        self._checkpoint(pending, run)
         return n
 
-    def _checkpoint(self, pending: _Pending) -> None:
+    def _checkpoint(self, pending: _Pending, run: _Run) -> None:
         """Commit the hashes of files whose every chunk now has a durable vector."""
         done = [(f, pending.digests.pop(f)) for f in pending.file_ids if pending.left[f] == 0]
         for file_id, _ in done:
             del pending.left[file_id]
         pending.file_ids = [f for f in pending.file_ids if f in pending.left]
         self.store.checkpoint(done)
-        self._last_checkpoint = self.clock()
+        run.last_checkpoint = self.clock()
 
-    def _report(self, report: IndexReport, done: int, total: int, path: str) -> None:
+    def _report(self, run: _Run, done: int, total: int, path: str) -> None:
         """An "embed" event: the ETA is the chunks still to embed (estimated from the size
         of the files left) at the moving rate, not files at the average rate so far."""
-        chunks = estimate_total(self._cut, *self._bytes)
-        eta = self._pace.eta(chunks - report.chunks) if chunks else None
-        self.on_progress(Progress("embed", done, total, report.chunks, self._pace.rate or 0.0,
-                                  eta, path, chunks_total=chunks))
+        chunks = estimate_total(run.cut, run.cut_bytes, run.text_bytes)
+        eta = run.pace.eta(chunks - run.report.chunks) if chunks else None
+        self.on_progress(Progress("embed", done, total, run.report.chunks,
+                                  run.pace.rate or 0.0, eta, path, chunks_total=chunks))
 
 
 def _embed_order(item: _Todo) -> tuple[int, int, str]:
