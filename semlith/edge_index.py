@@ -2,7 +2,7 @@
 edges of unchanged files extracted by an older (or no) extraction.
 
 A changed file's edges are extracted right after it is chunked and written in the
-transaction that writes its chunks (`indexer.py` calls `file_edges` and
+transaction that writes its chunks (`cutting.py` calls `file_edges`, `embed_phase.py`
 `write_file_edges`). After a complete run, `refresh_edges` extracts the edges of every
 committed file whose edge fingerprint is not today's — a store from before migration 8,
 an edge query that changed — reading those files again and embedding nothing; a no-op

@@ -1,20 +1,17 @@
 """walk -> hash -> extract -> chunk -> embed -> store, checkpointed and resumable.
 
-A run has two phases. The scan walks the tree, compares size and mtime with the
-catalog (an unchanged file is not even read) and hashes what changed (xxh3-128), then
-applies renames and copies found by content hash without embedding anything. The embed
-phase extracts and chunks each changed file, writes its rows to SQLite at once (so it is
-keyword-searchable within a second), embeds chunks in length-sorted batches and
-checkpoints after each: vectors are durable before a file's hash is committed. Batches are
-sized by `pace.Pace` to take a few seconds each, however slow the machine, so a run
-killed often still commits its work. A killed run leaves its unfinished files pending;
-the next run redoes only those.
+A run has two phases. The scan walks the tree and decides each file (`scan.decide`):
+size and mtime are compared with the catalog (an unchanged file is not even read), what
+changed is hashed (xxh3-128), and renames and copies found by content hash are applied
+without embedding anything. The embed phase (`embed_phase.py`) cuts each changed file
+(`cutting.py`), writes its rows at once, embeds its chunks in paced batches and commits
+a file's hash only after its vectors are durable. A killed run leaves its unfinished
+files pending; the next run redoes only those.
 
-Text reaches the store only through `document.read_document`: secret files are skipped
-with the reason "secret", credential-shaped strings are redacted. Each file records the
-rules it was read with (`secrets.rules_fingerprint`); after they change, the next run
-reads each unchanged file once more and redoes (or removes) only those they now change,
-and reuses no chunks read under other rules for a move or a copy.
+Each file records the secret rules it was read with (`secrets.rules_fingerprint`);
+after they change, the next run reads each unchanged file once more and redoes (or
+removes) only those they now change, and reuses no chunks read under other rules for a
+move or a copy.
 """
 
 from __future__ import annotations
@@ -23,22 +20,16 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import xxhash
 
-from semlith.edge_index import copy_edges, file_edges, refresh_edges, write_file_edges
-from semlith.embed.text import Embedder, embed_counting
-from semlith.image_index import ImageIndexer, ImageModel, default_model
-from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunked, chunk_file, split_identifiers
+from semlith.cutting import content_hash, read_walked, withholds
+from semlith.edge_index import copy_edges, refresh_edges
+from semlith.embed.text import Embedder
+from semlith.embed_phase import EmbedPhase, Todo
+from semlith.image_index import ImageModel, default_model
 from semlith.ingest.definitions import chunking_fingerprint
-from semlith.ingest.document import read_document
-from semlith.ingest.formats.limits import Unreadable
-from semlith.ingest.generated import check_generated, skip_record
-from semlith.ingest.images import is_image
 from semlith.ingest.names import escape_name
-from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.secrets import redact_name, rules_fingerprint
 from semlith.ingest.walk import (
     Candidate,
@@ -48,73 +39,24 @@ from semlith.ingest.walk import (
     is_opted_in,
     walk_files,
 )
-from semlith.languages import language_of
-from semlith.pace import TARGET_SECONDS, Pace, estimate_total
+from semlith.languages import catalog_kind, language_of
 from semlith.roles import embed_rank
 from semlith.scan import Action, FileState, decide
-from semlith.store import ChunkRow, Store, count_vectors
+from semlith.store import Store
 from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
 from semlith.types import IndexReport, Progress
 
-# Rows waiting this long for their vectors are embedded (and checkpointed) even when
-# fewer than a batch: extracting big files can be slower than embedding.
-CHECKPOINT_SECONDS = TARGET_SECONDS
-
-
-@dataclass(slots=True)
-class _Todo:
-    """A file the run embeds, copies or renames: what the scan found (`scan.decide`)."""
-
-    cand: Candidate
-    state: FileState  # with its digest
-    digest: str = ""  # of the bytes indexed (read again when embedding)
-    redacted: int = 0
-    edges: Any = None  # its FileEdges (edge_index.py); None: its language has none
-
-    def __post_init__(self) -> None:
-        self.digest = self.digest or self.state.digest or ""
-
-    @property
-    def record(self) -> FileRecord | None:
-        return self.state.record
-
-
-@dataclass(slots=True)
-class _Pending:
-    """Chunks written to SQLite, waiting for their vectors."""
-
-    file_ids: list[int] = field(default_factory=list)
-    digests: dict[int, str] = field(default_factory=dict)
-    left: dict[int, int] = field(default_factory=dict)  # file id -> chunks still to embed
-    ids: list[int] = field(default_factory=list)
-    owners: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-
 
 @dataclass(slots=True)
 class _Run:
-    """One run's state: made once, in `Indexer.run`, and handed to each step."""
+    """One run's scan state: made once, in `Indexer.run`, and handed to each step."""
 
     report: IndexReport
     scopes: list[str]
     rules: str  # the secret rules every file is read with (secrets.rules_fingerprint)
-    start: float
-    budget: float | None
-    last_checkpoint: float
-    pace: Pace = field(default_factory=Pace)
     by_rules: set[str] = field(default_factory=set)  # unchanged files the rules now change
     vanished: dict[str, FileRecord] = field(default_factory=dict)  # indexed, not walked
-    truncated: list[str] = field(default_factory=list)  # files cut at MAX_CHUNKS_PER_FILE
-    skipped: int = 0  # files the embed phase could not read
-    cut_bytes: int = 0  # text bytes cut so far ...
-    text_bytes: int = 0  # ... of these, in all
-    cut: int = 0  # chunks written so far
-    cached: int = 0  # vectors the machine's vector cache gave
-
-
-def content_hash(data: bytes) -> str:
-    return xxhash.xxh3_128_hexdigest(data)
 
 
 class Indexer:
@@ -152,8 +94,7 @@ class Indexer:
         with catalog.transaction():
             catalog.set_meta("run_state", "running")
         scopes = _outermost([self._relative(p) for p in paths]) or [""]
-        run = _Run(IndexReport(), scopes, rules_fingerprint(), start, time_budget,
-                   last_checkpoint=start)
+        run = _Run(IndexReport(), scopes, rules_fingerprint())
         report = run.report
         todo = self._scan(run)
         report.rechecked = sum(1 for t in todo if t.cand.rel in run.by_rules)
@@ -163,7 +104,10 @@ class Indexer:
             report.interrupted, report.resumed = True, report.unchanged
         todo = self._reuse(todo, run)
         todo.sort(key=_embed_order)
-        self._embed_all(todo, run)
+        phase = EmbedPhase(self.store, report, run.rules, embedder=self._load_embedder,
+                           images=self._image_model, clock=self.clock, stopped=self.stopped,
+                           on_progress=self.on_progress, on_skip=self.on_skip)
+        phase.run(todo, start, time_budget)
         if not report.pending:
             refresh_edges(self.store, self.root, scopes, {t.cand.rel for t in todo})
         if report.complete:
@@ -171,8 +115,14 @@ class Indexer:
                 catalog.set_meta("run_state", "complete")
         report.seconds = self.clock() - start
         self.on_progress(Progress("done", report.indexed, report.indexed, report.chunks,
-                                  run.pace.rate or 0.0, 0.0, chunks_total=report.chunks))
+                                  phase.pace.rate or 0.0, 0.0, chunks_total=report.chunks))
         return report
+
+    def _load_embedder(self) -> Embedder:
+        """The model, loaded on first use; a "model" event says the run waits for it."""
+        if self._embedder is None and not self._model_ready():
+            self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
+        return self.embedder
 
     def _relative(self, path: Path) -> str:
         try:
@@ -199,7 +149,7 @@ class Indexer:
                 continue
             yield from walk_files(self.root, start=scope, exclude=exclude)
 
-    def _scan(self, run: _Run) -> list[_Todo]:
+    def _scan(self, run: _Run) -> list[Todo]:
         """Walk the scopes and decide each file (`scan.decide`); returns the files to
         embed, copy or rename, and leaves the vanished ones in `run.vanished`."""
         catalog, scopes = self.store.catalog, run.scopes
@@ -210,7 +160,7 @@ class Indexer:
         seen: set[str] = set()
         checked: list[int] = []  # files read under older rules that they leave as they are
         skipped: list[SkipRecord] = []
-        todo: list[_Todo] = []
+        todo: list[Todo] = []
         looked = 0
         for item in self._walk(scopes):
             if isinstance(item, Skipped) and item.reason == SkipReason.STORE:
@@ -244,7 +194,7 @@ class Indexer:
             elif action is Action.SKIP and state.skip is not None:
                 skipped.append(state.skip)
             else:  # to copy or embed; the vanished files are known after the walk
-                todo.append(_Todo(item, state))
+                todo.append(Todo(item, state))
         run.report.skipped += len(skipped)
         with catalog.transaction() as db:
             for scope in scopes:
@@ -261,40 +211,31 @@ class Indexer:
         while True:
             action = decide(state)
             if action is Action.RECHECK and state.record is not None:
-                withholds = self._withholds(item)
-                if withholds:
+                changes = withholds(item)
+                if changes:
                     run.by_rules.add(item.rel)
                 else:
                     checked.append(state.record.id)
-                state = state.knowing(withholds=withholds)
+                state = state.knowing(withholds=changes)
             elif action is Action.READ:
-                state = state.knowing(digest=content_hash(_read(item)))
+                state = state.knowing(digest=content_hash(read_walked(item)))
             else:
                 return action, state
 
-    def _withholds(self, item: Candidate) -> bool:
-        """Whether the secret rules change an indexed file (checked once after they
-        change): withhold it, or redact a string in it. Unreadable now: the run finds out."""
-        try:
-            return read_document(item.rel, _read(item),
-                                 opted_in=item.opted_in).redacted > 0
-        except (Unreadable, OSError):
-            return True
-
     # -- renames and copies --------------------------------------------------------------
 
-    def _reuse(self, todo: list[_Todo], run: _Run) -> list[_Todo]:
+    def _reuse(self, todo: list[Todo], run: _Run) -> list[Todo]:
         """Apply moves and copies by content hash; returns what still needs embedding."""
         catalog, report = self.store.catalog, run.report
         gone_by_hash = {rec.hash: rec for rec in run.vanished.values() if rec.hash}
-        left: list[_Todo] = []
+        left: list[Todo] = []
         for item in todo:
             gone = gone_by_hash.pop(item.digest, None)
             action = decide(item.state.knowing(moved_from=gone))
             if action is Action.RENAME and gone is not None:
                 with catalog.transaction() as db:
                     catalog.move_file(db, gone.id, item.cand.rel, size=item.cand.size,
-                                      mtime_ns=item.cand.mtime_ns, **_kind(item.cand.rel))
+                                      mtime_ns=item.cand.mtime_ns, **catalog_kind(item.cand.rel))
                 del run.vanished[gone.path]
                 report.moved += 1
             elif action is Action.COPY and self._copy(item, run.rules):
@@ -308,7 +249,7 @@ class Indexer:
         self.store.checkpoint()
         return left
 
-    def _copy(self, item: _Todo, rules: str) -> bool:
+    def _copy(self, item: Todo, rules: str) -> bool:
         """Give a file the chunks and vectors of an identical indexed file, if there is one."""
         catalog = self.store.catalog
         # chunks read under today's secret rules only
@@ -327,7 +268,7 @@ class Indexer:
             file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunker,
                                        chunking=chunking, redacted=redacted,
-                                       rules=rules, **_kind(item.cand.rel))
+                                       rules=rules, **catalog_kind(item.cand.rel))
             ids = catalog.replace_chunks(db, file_id, [r for _, r in source])
             catalog.copy_symbols(db, twin, file_id,
                                  {old: new for (old, _), new in zip(source, ids, strict=True)})
@@ -336,181 +277,11 @@ class Indexer:
         self.store.checkpoint([(file_id, item.digest)])
         return True
 
-    # -- extract, chunk, embed -----------------------------------------------------------
 
-    def _chunks_of(self, item: _Todo, run: _Run) -> Chunked | None:
-        """Extract and chunk one file; None (and a skip record) when it cannot be read."""
-        rel = item.cand.rel
-        try:
-            data = _read(item.cand)
-            # The file may have changed since the scan hashed it: record the hash of
-            # the bytes actually indexed, so the next run sees any later change.
-            item.digest = content_hash(data)
-            document = read_document(rel, data, opted_in=item.cand.opted_in)
-            check_generated(rel, data)  # after the secret rules: a secret is reported so
-        except Unreadable as exc:  # a secret, binary, generated or minified, or not text
-            reason, detail = skip_record(exc)
-            self._skip(item, reason, detail, run)
-            if reason in (SkipReason.SECRET, SkipReason.GENERATED):  # news to the user
-                self.on_skip(Skipped(rel, SkipReason(reason), detail))
-            return None
-        except OSError as exc:
-            self._skip(item, "unreadable", exc.strerror or str(exc), run)
-            return None
-        item.redacted = document.redacted
-        chunked = chunk_file(document.text, language_of(rel))
-        item.edges = file_edges(document.text, language_of(rel))
-        if len(chunked.chunks) >= MAX_CHUNKS_PER_FILE:
-            run.truncated.append(rel)
-        return chunked
-
-    def _skip(self, item: _Todo, reason: str, detail: str, run: _Run) -> None:
-        catalog = self.store.catalog
-        rel = item.cand.rel
-        with catalog.transaction() as db:
-            catalog.delete_files(db, [rel])
-            catalog.add_skipped(db, [SkipRecord(rel, reason, detail, item.cand.size,
-                                                item.cand.mtime_ns)])
-        run.skipped += 1
-
-    def _embed_all(self, todo: list[_Todo], run: _Run) -> None:
-        report = run.report
-        run.text_bytes = sum(t.cand.size for t in todo if not is_image(t.cand.rel))
-        pending = _Pending()
-        images = ImageIndexer(self.store, self._image_model,
-                              lambda db, rel, size, mtime_ns:
-                              self._put_image(db, rel, size, mtime_ns, run.rules))
-        run.last_checkpoint = self.clock()
-        for n, item in enumerate(todo):
-            if (run.budget is not None and self.clock() - run.start > run.budget) \
-                    or self.stopped():
-                report.pending = len(todo) - n
-                break
-            if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes
-                report.indexed += self._add_image(images, item, run)
-                self._report(run, n + 1, len(todo), item.cand.rel)
-                continue
-            chunked = self._chunks_of(item, run)
-            run.cut_bytes += item.cand.size
-            if chunked is None:
-                continue
-            self._write_rows(item, chunked, pending, run.rules)
-            run.cut += len(chunked.chunks)
-            report.indexed += 1
-            while len(pending.ids) >= run.pace.batch():
-                report.chunks += self._embed_batch(pending, run)
-            if self.clock() - run.last_checkpoint > CHECKPOINT_SECONDS:
-                if pending.ids:
-                    report.chunks += self._embed_batch(pending, run)
-                else:
-                    self._checkpoint(pending, run)
-            self._report(run, n + 1, len(todo), item.cand.rel)
-        while pending.ids:
-            if self.stopped():  # the files not wholly embedded keep an empty hash, as
-                left = set(pending.owners)  # after a kill: the next run redoes them
-                report.indexed -= len(left)
-                report.pending += len(left)
-                break
-            report.chunks += self._embed_batch(pending, run)
-            self._report(run, len(todo) - report.pending, len(todo), "")
-        images.flush()
-        report.cached = count_vectors(self.store, run.cached, report.chunks - run.cached)
-        report.chunks += images.embedded
-        self._checkpoint(pending, run)
-        report.skipped += run.skipped
-        report.truncated = run.truncated
-
-    def _add_image(self, images: ImageIndexer, item: _Todo, run: _Run) -> int:
-        """Queue one image file for the image space: 1, or 0 with a skip record."""
-        try:
-            data = _read(item.cand)
-        except OSError as exc:
-            self._skip(item, "unreadable", exc.strerror or str(exc), run)
-            return 0
-        item.digest = content_hash(data)  # the bytes indexed, as for text files
-        refused = images.add(item.cand.rel, data, item.cand.size, item.cand.mtime_ns,
-                             item.digest)
-        if refused is not None:
-            self._skip(item, *refused, run)
-            return 0
-        return 1
-
-    def _put_image(self, db: Any, rel: str, size: int, mtime_ns: int, rules: str) -> int:
-        return self.store.catalog.put_file(
-            db, rel, size=size, mtime_ns=mtime_ns, chunker="image",
-            chunking=chunking_fingerprint(language_of(rel)), redacted=0, rules=rules,
-            **_kind(rel))
-
-    def _write_rows(self, item: _Todo, chunked: Chunked, pending: _Pending,
-                    rules: str) -> None:
-        catalog = self.store.catalog
-        chunks = chunked.chunks
-        rows = [ChunkRow(c.start_line, c.end_line, c.text, c.kind, c.symbol,
-                         split_identifiers(f"{c.symbol} {c.text}")) for c in chunks]
-        with catalog.transaction() as db:
-            file_id = catalog.put_file(db, item.cand.rel, size=item.cand.size,
-                                       mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,
-                                       chunking=chunking_fingerprint(language_of(item.cand.rel)),
-                                       redacted=item.redacted, rules=rules,
-                                       **_kind(item.cand.rel))
-            ids = catalog.replace_chunks(db, file_id, rows)
-            catalog.add_symbols(db, file_id, [
-                (s.name, s.qualname, s.kind, s.start_line, s.end_line,
-                 ids[s.chunk] if 0 <= s.chunk < len(ids) else None, s.signature)
-                for s in chunked.symbols])
-            write_file_edges(db, file_id, item.cand.rel, item.edges)
-            catalog.clear_skipped(db, item.cand.rel)
-        pending.file_ids.append(file_id)
-        pending.digests[file_id] = item.digest
-        pending.left[file_id] = len(ids)
-        pending.ids.extend(ids)
-        pending.owners.extend([file_id] * len(ids))
-        pending.texts.extend(c.embedding_text() for c in chunks)
-
-    def _embed_batch(self, pending: _Pending, run: _Run) -> int:
-        """Embed the next batch of pending chunks, store their vectors, checkpoint."""
-        n = min(run.pace.batch(), len(pending.ids))
-        if self._embedder is None and not self._model_ready():
-            self.on_progress(Progress("model", 0, 0, 0, 0.0, None))
-        embedder = self.embedder  # loaded before the clock starts: loading is not speed
-        started = self.clock()
-        vectors, cached = embed_counting(embedder, pending.texts[:n])
-        run.cached += cached
-        run.pace.record(n, self.clock() - started)
-        self.store.add_vectors(pending.ids[:n], vectors)
-        for owner in pending.owners[:n]:
-            pending.left[owner] -= 1
-        del pending.ids[:n], pending.owners[:n], pending.texts[:n]
-        self._checkpoint(pending, run)
-        return n
-
-    def _checkpoint(self, pending: _Pending, run: _Run) -> None:
-        """Commit the hashes of files whose every chunk now has a durable vector."""
-        done = [(f, pending.digests.pop(f)) for f in pending.file_ids if pending.left[f] == 0]
-        for file_id, _ in done:
-            del pending.left[file_id]
-        pending.file_ids = [f for f in pending.file_ids if f in pending.left]
-        self.store.checkpoint(done)
-        run.last_checkpoint = self.clock()
-
-    def _report(self, run: _Run, done: int, total: int, path: str) -> None:
-        """An "embed" event: the ETA is the chunks still to embed (estimated from the size
-        of the files left) at the moving rate, not files at the average rate so far."""
-        chunks = estimate_total(run.cut, run.cut_bytes, run.text_bytes)
-        eta = run.pace.eta(chunks - run.report.chunks) if chunks else None
-        self.on_progress(Progress("embed", done, total, run.report.chunks,
-                                  run.pace.rate or 0.0, eta, path, chunks_total=chunks))
-
-
-def _embed_order(item: _Todo) -> tuple[int, int, str]:
+def _embed_order(item: Todo) -> tuple[int, int, str]:
     """Source before docs before tests before vendored and generated files
     (roles.embed_rank); within a role the most recently changed first."""
     return (embed_rank(item.cand.rel), -item.cand.mtime_ns, item.cand.rel)
-
-
-def _kind(rel: str) -> dict[str, str]:
-    lang = language_of(rel)
-    return {"ext": Path(rel).suffix.lower(), "lang": lang.name if lang else ""}
 
 
 def _outermost(scopes: list[str]) -> list[str]:
@@ -525,12 +296,6 @@ def _outermost(scopes: list[str]) -> list[str]:
 
 def _in_scopes(path: str, scopes: list[str]) -> bool:
     return any(not s or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
-
-
-def _read(item: Candidate) -> bytes:
-    """A walked file's bytes, judged again as it is now (it may have become a FIFO or
-    grown past its limit since the walk): OSError otherwise."""
-    return read_file(item.path, limit_for(item.rel))
 
 
 def _recorded(rel: str) -> str:

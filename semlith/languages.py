@@ -105,6 +105,13 @@ def language_of(path: str | PurePath) -> Language | None:
     return _BY_NAME.get(pure.name) or _BY_EXT.get(pure.suffix.lower())
 
 
+def catalog_kind(path: str) -> dict[str, str]:
+    """The catalog's `ext` and `lang` columns for a file (keyword arguments of
+    `Catalog.put_file` and `move_file`)."""
+    lang = language_of(path)
+    return {"ext": PurePath(path).suffix.lower(), "lang": lang.name if lang else ""}
+
+
 def resolve_language(name: str) -> Language:
     """A language by name or alias (case-insensitive); ValueError lists the valid ones."""
     key = name.strip().lower()

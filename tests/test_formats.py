@@ -97,7 +97,7 @@ def test_the_format_table_says_what_reads_each_format() -> None:
 
 def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    import semlith.indexer
+    import semlith.cutting
     from semlith.ingest.extract import Binary
 
     root = tmp_path / "docs"
@@ -113,7 +113,7 @@ def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         return library.index([str(root)]).indexed
 
     with monkeypatch.context() as patch:
-        patch.setattr(semlith.indexer, "read_document", as_before)
+        patch.setattr(semlith.cutting, "read_document", as_before)
         assert run() == 0
     assert run() == 1
 

@@ -241,7 +241,7 @@ def test_a_skipped_generated_file_is_read_again_only_once_it_changes(
     library = LocalLibrary(settings, embedder_factory=RecordingFactory())
     assert library.index([str(root)]).skipped == 1
     judged: list[str] = []
-    monkeypatch.setattr("semlith.indexer.check_generated",
+    monkeypatch.setattr("semlith.cutting.check_generated",
                         lambda rel, data: (judged.append(rel), check_generated(rel, data))[1])
     again = library.index([str(root)])
     assert (again.unchanged, again.skipped, judged) == (9, 1, [])  # not even read

@@ -339,7 +339,7 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         reads.append(rel)
         return real(rel, data, opted_in=opted_in)
 
-    monkeypatch.setattr("semlith.indexer.read_document", counting)
+    monkeypatch.setattr("semlith.cutting.read_document", counting)
     again = RecordingFactory()
     assert index(tree, settings, again).indexed == 0 and again.texts == []
     assert reads == []  # each file was checked once, and says so

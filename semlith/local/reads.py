@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
+from semlith.cutting import content_hash
 from semlith.errors import BadTarget
-from semlith.indexer import content_hash
 from semlith.ingest.document import Withheld, document_text
 from semlith.ingest.extract import is_extracted
 from semlith.ingest.formats.limits import Unreadable

@@ -1,0 +1,66 @@
+"""One file as the index takes it: its bytes read again, judged, and cut.
+
+Text reaches the store only through `document.read_document`: secret files are refused
+with the reason "secret", credential-shaped strings are redacted; then the generated or
+minified check, then the chunks and the code graph's edges. This module reads the file
+and nothing else; the indexer writes what it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import xxhash
+
+from semlith.edge_index import file_edges
+from semlith.ingest.chunk import Chunked, chunk_file
+from semlith.ingest.document import read_document
+from semlith.ingest.formats.limits import Unreadable
+from semlith.ingest.generated import check_generated
+from semlith.ingest.graph import FileEdges
+from semlith.ingest.reading import limit_for, read_file
+from semlith.ingest.walk import Candidate
+from semlith.languages import language_of
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A file's chunks and edges, and the hash of the bytes they were cut from."""
+
+    digest: str
+    chunked: Chunked
+    redacted: int  # credential-shaped strings replaced by a marker
+    edges: FileEdges | None  # None: its language has none
+
+
+def content_hash(data: bytes) -> str:
+    return xxhash.xxh3_128_hexdigest(data)
+
+
+def read_walked(item: Candidate) -> bytes:
+    """A walked file's bytes, judged again as it is now (it may have become a FIFO or
+    grown past its limit since the walk): OSError otherwise."""
+    return read_file(item.path, limit_for(item.rel))
+
+
+def cut(item: Candidate) -> Cut:
+    """Read, judge and cut one file. Raises Unreadable (a secret, binary, generated or
+    minified, or not text; `generated.skip_record` says why) or OSError."""
+    data = read_walked(item)
+    # The file may have changed since the scan hashed it: record the hash of the bytes
+    # actually indexed, so the next run sees any later change.
+    digest = content_hash(data)
+    document = read_document(item.rel, data, opted_in=item.opted_in)
+    check_generated(item.rel, data)  # after the secret rules: a secret is reported so
+    language = language_of(item.rel)
+    return Cut(digest, chunk_file(document.text, language), document.redacted,
+               file_edges(document.text, language))
+
+
+def withholds(item: Candidate) -> bool:
+    """Whether the secret rules change an indexed file (checked once after they change):
+    withhold it, or redact a string in it. Unreadable now: the run finds out."""
+    try:
+        return read_document(item.rel, read_walked(item), opted_in=item.opted_in).redacted > 0
+    except (Unreadable, OSError):
+        return True
