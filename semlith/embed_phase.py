@@ -28,7 +28,7 @@ from semlith.languages import catalog_kind, language_of
 from semlith.pace import TARGET_SECONDS, Pace, estimate_total
 from semlith.scan import FileState
 from semlith.store import ChunkRow, Store, count_vectors
-from semlith.store.catalog import FileRecord, SkipRecord
+from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
 
 # Rows waiting this long for their vectors are embedded (and checkpointed) even when

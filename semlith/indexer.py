@@ -43,8 +43,8 @@ from semlith.languages import catalog_kind, language_of
 from semlith.roles import embed_rank
 from semlith.scan import Action, FileState, decide
 from semlith.store import Store
-from semlith.store.catalog import FileRecord, SkipRecord
 from semlith.store.query import file_with_hash
+from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
 
 

@@ -18,7 +18,7 @@ from enum import StrEnum
 from semlith.ingest.formats import is_document
 from semlith.ingest.images import is_image
 from semlith.ingest.walk import SkipReason
-from semlith.store.catalog import FileRecord, SkipRecord
+from semlith.store.rows import FileRecord, SkipRecord
 
 
 class Action(StrEnum):

@@ -34,7 +34,7 @@ from semlith.ingest.images import describe, is_image, preview, read_image
 from semlith.local import Engine, LocalLibrary
 from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
-from semlith.store.catalog import SpaceRecord
+from semlith.store.rows import SpaceRecord
 from semlith.store.vectors import LocalSpace
 from semlith.types import IndexReport, Progress
 from tests.cli_util import run

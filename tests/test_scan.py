@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from semlith.scan import Action, FileState, decide
-from semlith.store.catalog import FileRecord, SkipRecord
+from semlith.store.rows import FileRecord, SkipRecord
 
 CUT, RULES = "cut-today", "rules-today"
 STAT = (120, 1_000)

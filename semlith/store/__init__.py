@@ -1,7 +1,7 @@
 """One store on disk: catalog, vector shards, exact sidecar, writer lock."""
 
-from semlith.store.catalog import ChunkRow, FileRecord
 from semlith.store.checks import count_vectors
+from semlith.store.rows import ChunkRow, FileRecord
 from semlith.store.store import Store
 from semlith.types import ChunkRecord
 

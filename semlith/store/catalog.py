@@ -1,9 +1,8 @@
-"""The SQLite catalog of a store: meta, files, chunks (+ FTS5), symbols.
+"""The SQLite catalog of a store: meta, files, chunks (+ FTS5), symbols, skip records.
 
-WAL mode, one connection per thread (readers run concurrently with the one writer),
-closed when its thread ends (issue #26: a daemon whose worker threads come and go leaked
-a connection per thread per store until it ran out of descriptors), numbered migrations
-applied on open. Chunk ids are AUTOINCREMENT: an id is the vector
+WAL mode, one connection per thread (store/connections.py: readers run concurrently
+with the one writer), numbered migrations applied on open (store/migrations.py), rows
+as values (store/rows.py). Chunk ids are AUTOINCREMENT: an id is the vector
 id in the shards and the sidecar and is never reused, even after its chunk is deleted.
 Deleting a chunk puts its id into `vector_trash` (a trigger, same transaction) so the
 store removes its vector even if the process dies between the two steps.
@@ -13,18 +12,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import time
-import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from semlith.errors import StoreFormatError, StoreNotFound
-from semlith.store.migrations import MIGRATIONS
+from semlith.store.connections import ThreadConnections
+from semlith.store.migrations import migrate, pending
+from semlith.store.rows import ChunkRow, FileRecord, SkipRecord, SpaceRecord
 from semlith.types import ChunkRecord
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
@@ -33,55 +30,6 @@ from semlith.types import ChunkRecord
 FORMAT_VERSION = 4
 CATALOG_NAME = "store.db"
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@dataclass(frozen=True, slots=True)
-class FileRecord:
-    id: int
-    path: str
-    hash: str
-    size: int
-    mtime_ns: int
-    indexed_at: float
-    ext: str
-    lang: str
-    chunking: str = ""  # fingerprint of how it was cut (see definitions.chunking_fingerprint)
-    redacted: int = 0  # credential-shaped strings replaced by a marker (ingest/secrets.py)
-    rules: str = ""  # the secret rules it was read with (secrets.rules_fingerprint)
-
-
-@dataclass(frozen=True, slots=True)
-class SkipRecord:
-    """A path the walk or the extractor passed over, and why."""
-
-    path: str
-    reason: str
-    detail: str = ""
-    size: int = -1  # with mtime_ns: lets the next run skip it again without reading it
-    mtime_ns: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
-    """A chunk as the writer inserts it."""
-
-    start_line: int
-    end_line: int
-    text: str
-    kind: str = ""
-    symbol: str = ""
-    idents: str = ""
-    space: str = "text"  # the vector space holding its vector (`Catalog.spaces`)
-
-
-@dataclass(frozen=True, slots=True)
-class SpaceRecord:
-    """A vector space of a store: its model, vector width and weights hash."""
-
-    name: str
-    model: str
-    dim: int
-    weights_sha256: str = ""
 
 
 def fts_query(text: str) -> str:
@@ -94,17 +42,8 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-class Catalog:
+class Catalog(ThreadConnections):
     """store.db. `Catalog.open(path, create=True)` creates it; otherwise it must exist."""
-
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
-        self.path = path
-        self.readonly = readonly
-        self._local = threading.local()
-        # Every open connection, held weakly: a thread's `_Lease` (in `_local`) owns its
-        # connection and closes it when the thread ends and its locals are freed.
-        self._leases: weakref.WeakSet[_Lease] = weakref.WeakSet()
-        self._all_lock = threading.Lock()
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False, readonly: bool = False) -> Catalog:
@@ -127,95 +66,11 @@ class Catalog:
 
     def pending_migrations(self) -> int:
         """Migrations this version would apply; StoreFormatError for a newer store."""
-        applied = int(self.db.execute("PRAGMA user_version").fetchone()[0])
-        if applied > len(MIGRATIONS):
-            raise StoreFormatError(
-                f"store {str(self.path.parent)!r} was written by a newer semlith "
-                f"({applied} migrations; this one knows {len(MIGRATIONS)}); upgrade semlith")
-        pending = len(MIGRATIONS) - applied
-        if not pending and applied:
-            row = self.db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
-            fmt = int(row[0]) if row else FORMAT_VERSION
-            if fmt > FORMAT_VERSION:
-                raise StoreFormatError(
-                    f"store {str(self.path.parent)!r} has format {fmt}, newer than the "
-                    f"format {FORMAT_VERSION} this semlith reads; upgrade semlith")
-            if fmt < FORMAT_VERSION:
-                return 1  # the format number itself is a writer's upgrade
-        return pending
-
-    # -- connections ---------------------------------------------------------------------
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection (autocommit; use `transaction()` to group writes)."""
-        lease: _Lease | None = getattr(self._local, "lease", None)
-        if lease is None:
-            lease = _Lease(self._connect())
-            self._local.lease = lease
-            with self._all_lock:
-                self._leases.add(lease)
-        return lease.conn
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=30.0)
-        if self.readonly:  # a reader never writes, so it never waits on the writer
-            conn.execute("PRAGMA query_only=ON")
-        else:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        return conn
-
-    def connections(self) -> int:
-        """How many connections are open now (one per live thread that has read)."""
-        with self._all_lock:
-            return len(self._leases)
-
-    def close(self) -> None:
-        with self._all_lock:
-            for lease in list(self._leases):
-                lease.close()
-            self._leases = weakref.WeakSet()
-        self._local = threading.local()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on error."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        return pending(self.db, self.path.parent, FORMAT_VERSION)
 
     def _migrate(self) -> None:
         with self.transaction() as db:
-            applied = db.execute("PRAGMA user_version").fetchone()[0]
-            fmt = FORMAT_VERSION
-            if applied:
-                row = db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
-                fmt = int(row[0]) if row else FORMAT_VERSION
-            if fmt > FORMAT_VERSION or applied > len(MIGRATIONS):
-                raise StoreFormatError(
-                    f"store {str(self.path.parent)!r} has format {fmt}, newer than the "
-                    f"format {FORMAT_VERSION} this semlith reads; upgrade semlith")
-            for number in range(applied, len(MIGRATIONS)):
-                for statement in _statements(MIGRATIONS[number]):
-                    db.execute(statement)
-            if applied < len(MIGRATIONS):
-                db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-            if not applied:
-                db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(fmt),))
-                db.execute("INSERT INTO meta VALUES ('generation', '0')")
-            elif fmt < FORMAT_VERSION:
-                # Readable after the migrations above; a format-1 store's files carry no
-                # chunking fingerprint, so the next index run cuts them again.
-                db.execute("UPDATE meta SET value=? WHERE key='format_version'",
-                           (str(FORMAT_VERSION),))
+            migrate(db, self.path.parent, FORMAT_VERSION)
 
     # -- meta ----------------------------------------------------------------------------
 
@@ -486,20 +341,6 @@ class Catalog:
         return [(int(r[0]), float(r[1])) for r in rows]
 
 
-class _Lease:
-    """One thread's connection: closed when the thread's locals are freed (the thread
-    ended) or when the catalog closes, whichever comes first."""
-
-    __slots__ = ("__weakref__", "_done", "conn")
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self._done = weakref.finalize(self, conn.close)
-
-    def close(self) -> None:
-        self._done()
-
-
 _FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunking, redacted,"
                  " rules")
 
@@ -507,17 +348,3 @@ _FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunkin
 def glob_escape(text: str) -> str:
     """Make `text` match itself literally inside a SQLite GLOB pattern."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (CREATE TRIGGER bodies hold semicolons)."""
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return out

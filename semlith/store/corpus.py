@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from semlith.store import query as q
-from semlith.store.catalog import FORMAT_VERSION, FileRecord, SkipRecord
+from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.keywords import prune
 from semlith.store.query import EVERYTHING, Selection
+from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import ChunkRecord, Definition
 
 if TYPE_CHECKING:

@@ -6,6 +6,73 @@ records how many have been applied.
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
+from semlith.errors import StoreFormatError
+
+
+def pending(db: sqlite3.Connection, store: Path, version: int) -> int:
+    """Migrations this semlith would apply to a catalog of format `version` at most;
+    StoreFormatError for a newer store (`store` names it)."""
+    applied = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if applied > len(MIGRATIONS):
+        raise StoreFormatError(
+            f"store {str(store)!r} was written by a newer semlith "
+            f"({applied} migrations; this one knows {len(MIGRATIONS)}); upgrade semlith")
+    left = len(MIGRATIONS) - applied
+    if not left and applied:
+        row = db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
+        fmt = int(row[0]) if row else version
+        if fmt > version:
+            raise StoreFormatError(
+                f"store {str(store)!r} has format {fmt}, newer than the "
+                f"format {version} this semlith reads; upgrade semlith")
+        if fmt < version:
+            return 1  # the format number itself is a writer's upgrade
+    return left
+
+
+def migrate(db: sqlite3.Connection, store: Path, version: int) -> None:
+    """Apply the pending migrations and record format `version`, inside the caller's
+    transaction; StoreFormatError for a newer store."""
+    applied = db.execute("PRAGMA user_version").fetchone()[0]
+    fmt = version
+    if applied:
+        row = db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
+        fmt = int(row[0]) if row else version
+    if fmt > version or applied > len(MIGRATIONS):
+        raise StoreFormatError(
+            f"store {str(store)!r} has format {fmt}, newer than the "
+            f"format {version} this semlith reads; upgrade semlith")
+    for number in range(applied, len(MIGRATIONS)):
+        for statement in _statements(MIGRATIONS[number]):
+            db.execute(statement)
+    if applied < len(MIGRATIONS):
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    if not applied:
+        db.execute("INSERT INTO meta VALUES ('format_version', ?)", (str(fmt),))
+        db.execute("INSERT INTO meta VALUES ('generation', '0')")
+    elif fmt < version:
+        # Readable after the migrations above; a format-1 store's files carry no
+        # chunking fingerprint, so the next index run cuts them again.
+        db.execute("UPDATE meta SET value=? WHERE key='format_version'", (str(version),))
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (CREATE TRIGGER bodies hold semicolons)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
 MIGRATIONS: list[str] = [
     # 1: the catalog: files, chunks (+FTS5 kept in sync by triggers), symbols, vector trash.
     """

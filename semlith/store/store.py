@@ -29,7 +29,7 @@ from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
 from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
-from semlith.store.catalog import CATALOG_NAME, Catalog, SpaceRecord
+from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.exact import EXACT_NAME
 from semlith.store.locate import store_exists
@@ -37,6 +37,7 @@ from semlith.store.lock import LOCK_NAME, WriterLock
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget
 from semlith.store.query import paths_under
+from semlith.store.rows import SpaceRecord
 from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
 
 GITIGNORE = ".gitignore"
