@@ -1,7 +1,10 @@
-"""Ignore files (`.gitignore` syntax) read as git reads them, compiled by `wildmatch`.
+"""Ignore files (`.gitignore` syntax) read as git reads them, compiled by `wildmatch`,
+and layered as git layers them.
 
-The walker (`walk.py`) decides which files apply where and in what precedence; this
-module reads one file into its ordered rules, cached by mtime and size. Lines are bytes,
+A folder's layers are the ignore files that apply in it, shallowest first
+(`with_folder`, from the root's `.git/info/exclude` down); `ignored_by` judges a path
+against them with git's precedence. One file is read into its ordered rules, cached by
+mtime and size. Lines are bytes,
 split as git's dir.c splits them: a UTF-8 BOM is skipped, only "\\n" ends a line (and a
 "\\r" before it is dropped), a NUL ends it early, "#" starts a comment, and trailing spaces
 go unless a backslash escapes the first of them.
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from semlith.ingest.wildmatch import Rule, compile_rule
@@ -19,6 +24,57 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 # The rules of one ignore file in order; each matches a path itself, as UTF-8 bytes.
 Rules = tuple[Rule, ...]
 _BOM = b"\xef\xbb\xbf"
+# Judged in this order, each on its own: a `.semlithignore` can exclude more than the
+# `.gitignore` files, but cannot re-include what they exclude.
+IGNORE_FILES = (".gitignore", ".semlithignore")
+_GIT_EXCLUDE = (".git", "info", "exclude")
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    base: str  # the folder holding the ignore file, relative to the root: "" or "src/"
+    rules: Rules
+    name: str  # which kind of ignore file (IGNORE_FILES): `.git/info/exclude` is a .gitignore
+
+
+def git_exclude(root: str) -> tuple[Layer, ...]:
+    """The root's `.git/info/exclude`, below every `.gitignore` (as in git)."""
+    rules = load_ignore(os.path.join(root, *_GIT_EXCLUDE))
+    return (Layer("", rules, ".gitignore"),) if rules else ()
+
+
+def with_folder(layers: tuple[Layer, ...], path: str, rel: str,
+                has: Callable[[str], bool]) -> tuple[Layer, ...]:
+    """`layers` and the ignore files of the folder at `path` (`rel` from the root)."""
+    for name in IGNORE_FILES:
+        if has(name) and (rules := load_ignore(os.path.join(path, name))):
+            layers = (*layers, Layer(rel, rules, name))
+    return layers
+
+
+def ignored_by(layers: tuple[Layer, ...], rel: str, is_dir: bool) -> tuple[str | None, bool]:
+    """Git's precedence: the deepest ignore file with a pattern matching `rel` decides, and
+    within it the last matching pattern (folders above `rel` were judged on the way down).
+    Returns the kind of ignore file that ignores it (or None) and whether `.semlithignore`
+    decided with a negation (the path is opted in)."""
+    opted = False
+    for name in IGNORE_FILES:
+        for layer in reversed(layers):
+            if layer.name != name:
+                continue
+            # Rules match bytes, as git does (wildmatch.py); a name that is not UTF-8 keeps
+            # its own bytes.
+            path = (rel[len(layer.base) :] + ("/" if is_dir else "")).encode(
+                "utf-8", "surrogateescape")
+            ignores = next(
+                (inc for regex, inc in reversed(layer.rules) if regex.search(path)), None
+            )
+            if ignores is not None:
+                if ignores:
+                    return name, False
+                opted = name == ".semlithignore"
+                break
+    return None, opted
 
 
 def load_ignore(path: str) -> Rules:

@@ -45,7 +45,7 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
 from semlith.ingest.formats import size_cap
-from semlith.ingest.ignore import Rules, load_ignore
+from semlith.ingest.ignore import Layer, git_exclude, ignored_by, with_folder
 from semlith.ingest.names import escape_name, is_storable
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
 
@@ -98,12 +98,8 @@ class SkipReason(StrEnum):
     GENERATED = "generated"  # or minified: judged by the indexer (ingest/generated.py)
 
 
-# Ignore file name -> the reason it gives; checked in this order.
-IGNORE_FILES: dict[str, SkipReason] = {
-    ".gitignore": SkipReason.GITIGNORE,
-    ".semlithignore": SkipReason.SEMLITHIGNORE,
-}
-_GIT_EXCLUDE = (".git", "info", "exclude")
+# Ignore file name (ignore.IGNORE_FILES) -> the reason it gives.
+_IGNORED = {".gitignore": SkipReason.GITIGNORE, ".semlithignore": SkipReason.SEMLITHIGNORE}
 _NOTHING: Callable[[str], bool] = frozenset[str]().__contains__
 
 
@@ -133,18 +129,11 @@ class _Skip(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _Layer:
-    base: str  # the folder holding the ignore file, relative to the root: "" or "src/"
-    rules: Rules
-    reason: SkipReason
-
-
-@dataclass(frozen=True, slots=True)
 class _Folder:
     path: str  # absolute, as reached from the root (maybe through in-root symlinks)
     rel: str  # "" for the root, else "src/lib/"
     real: str  # with symlinks resolved
-    layers: tuple[_Layer, ...]  # ignore files that apply here, shallowest first
+    layers: tuple[Layer, ...]  # ignore files that apply here, shallowest first
     seen: frozenset[tuple[int, int]]  # (st_dev, st_ino) of the real folders root..here
     has: Callable[[str], bool]  # whether a name exists in this folder
 
@@ -266,10 +255,8 @@ class _Walker:
         key = (info.st_dev, info.st_ino)
         if parent is not None and key in parent.seen:
             raise _Skip(SkipReason.SYMLINK_LOOP, "leads back to a folder above it")
-        layers = parent.layers if parent else self._git_exclude()
-        for name, reason in IGNORE_FILES.items():
-            if has(name) and (rules := load_ignore(os.path.join(path, name))):
-                layers = (*layers, _Layer(rel, rules, reason))
+        layers = with_folder(parent.layers if parent else git_exclude(self.root), path, rel,
+                             has)
         seen = parent.seen if parent else frozenset()
         return _Folder(path, rel, real, layers, seen | {key}, has)
 
@@ -325,9 +312,9 @@ class _Walker:
         whether a `.semlithignore` negation names the path (it is opted in)."""
         if os.path.join(folder.real, name) in self.excluded:
             raise _Skip(SkipReason.STORE)
-        reason, opted = _ignored_by(folder.layers, folder.rel + name, is_dir)
-        if reason is not None:
-            raise _Skip(reason)
+        ignored, opted = ignored_by(folder.layers, folder.rel + name, is_dir)
+        if ignored is not None:
+            raise _Skip(_IGNORED[ignored])
         if is_dir and _is_vendored(folder, name):
             raise _Skip(SkipReason.VENDORED)
         if name.startswith("."):
@@ -364,37 +351,6 @@ class _Walker:
         if info.st_size > max(self.max_bytes, size_cap(rel) or 0):
             raise _Skip(SkipReason.TOO_LARGE, f"{info.st_size} bytes")
         return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns, opted_in)
-
-    def _git_exclude(self) -> tuple[_Layer, ...]:
-        rules = load_ignore(os.path.join(self.root, *_GIT_EXCLUDE))
-        return (_Layer("", rules, SkipReason.GITIGNORE),) if rules else ()
-
-
-def _ignored_by(
-    layers: tuple[_Layer, ...], rel: str, is_dir: bool
-) -> tuple[SkipReason | None, bool]:
-    """Git's precedence: the deepest ignore file with a pattern matching `rel` decides, and
-    within it the last matching pattern (folders above `rel` were judged on the way down).
-    Returns the reason it is ignored (or None) and whether `.semlithignore` decided with a
-    negation (the path is opted in)."""
-    opted = False
-    for reason in IGNORE_FILES.values():
-        for layer in reversed(layers):
-            if layer.reason is not reason:
-                continue
-            # Rules match bytes, as git does (wildmatch.py); a name that is not UTF-8 keeps
-            # its own bytes.
-            path = (rel[len(layer.base) :] + ("/" if is_dir else "")).encode(
-                "utf-8", "surrogateescape")
-            ignores = next(
-                (inc for regex, inc in reversed(layer.rules) if regex.search(path)), None
-            )
-            if ignores is not None:
-                if ignores:
-                    return reason, False
-                opted = reason is SkipReason.SEMLITHIGNORE
-                break
-    return None, opted
 
 
 def _is_vendored(folder: _Folder, name: str) -> bool:
