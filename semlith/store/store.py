@@ -6,12 +6,10 @@ vectors, and the store calls them only through the `VectorSpace` protocol. The `
 space lives in the store folder itself (`shards/`, `exact.f32`: unchanged since before
 spaces); any other, such as `image`, in `spaces/<name>/`.
 
-Opening reads no vectors. The folder and its files are owner-only (`semlith.private`): a
-writable open tightens a store made before that, and adds `.gitignore` (`*`) so the store
-never shows in `git status`. A writable open takes the writer lock and recovers: the
-vector space repairs what the last writer left (temp files, a torn sidecar tail and,
-after an unclean close, shards that fail to load or miss a vector), files whose vectors
-are lost go back to pending, and trashed vector ids are removed.
+Opening reads no vectors. The folder and its files are owner-only (store/folder.py). A
+writable open takes the writer lock and recovers what the last writer left; a
+checkpoint commits a file's hash only after its vectors are durable (the crash
+protocol, store/checkpoint.py).
 """
 
 from __future__ import annotations
@@ -19,35 +17,28 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
-from semlith.private import FOLDER_MODE, create_private_file, private_opener, tighten, tighten_tree
+from semlith.private import FOLDER_MODE, create_private_file, tighten
 from semlith.settings import Settings
 from semlith.store.backends import backend_for
 from semlith.store.catalog import CATALOG_NAME, Catalog
+from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
-from semlith.store.exact import EXACT_NAME
+from semlith.store.folder import SPACES_DIR, make_private
 from semlith.store.locate import store_exists
-from semlith.store.lock import LOCK_NAME, WriterLock
+from semlith.store.lock import WriterLock
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_target import MilvusTarget
 from semlith.store.query import paths_under
 from semlith.store.rows import SpaceRecord
-from semlith.store.vectors import RESCORE_HEAD, SHARDS_DIR, LocalSpace, VectorSpace
+from semlith.store.vectors import RESCORE_HEAD, LocalSpace, VectorSpace
 
-GITIGNORE = ".gitignore"
-SPACES_DIR = "spaces"
 TEXT = "text"
-# What a store folder holds. Only these are made private, and the folder itself (and its
-# .gitignore) only when it holds nothing else: `--store DIR` may name a user's folder.
-STORE_FILES = frozenset({CATALOG_NAME, f"{CATALOG_NAME}-wal", f"{CATALOG_NAME}-shm",
-                         f"{CATALOG_NAME}-journal", EXACT_NAME, f"{EXACT_NAME}.tmp",
-                         LOCK_NAME, GITIGNORE, SHARDS_DIR, SPACES_DIR})
 
 
 class Store:
@@ -269,38 +260,8 @@ class Store:
 
     def _recover(self) -> None:
         """Make the store consistent after whatever the previous writer left behind."""
-        self._make_private()
-        clean = self.catalog.meta("writer_clean", "1") == "1"
-        with self.catalog.transaction():
-            self.catalog.set_meta("writer_clean", 0)
-        counts: dict[str, int] = {}
-        lost: list[int] = []
-        for name, space in self.spaces.items():
-            found, gone = space.recover(partial(self.catalog.vector_ids, name), clean)
-            for key, value in found.items():
-                counts[key] = counts.get(key, 0) + value
-            lost += gone
-        if lost:  # a committed chunk whose vector the disk lost: embed its file again
-            with self.catalog.transaction() as db:
-                self.catalog.reset_files_of_chunks(db, lost)
-        # After the space's repair, so that removing the trash never reads a shard the
-        # repair would have rebuilt (a corrupt one would fail the open).
-        self.recovered = {**counts, "trashed": self._empty_trash()}
-
-    def _make_private(self) -> None:
-        """Owner-only files (a store made before stores were private is tightened), and
-        the folder owner-only and ignored by git when it is the store's own."""
-        names = {path.name for path in self.folder.iterdir()}
-        for name in names & STORE_FILES - {SHARDS_DIR}:
-            tighten(self.folder / name)
-        tighten_tree(self.folder / SHARDS_DIR)
-        if SPACES_DIR in names:
-            tighten_tree(self.folder / SPACES_DIR, depth=2)
-        if names <= STORE_FILES:
-            tighten(self.folder)
-            if GITIGNORE not in names:
-                with open(self.folder / GITIGNORE, "w", opener=private_opener) as file:
-                    file.write("# semlith's store: never committed\n*\n")
+        make_private(self.folder)
+        self.recovered = recover(self.catalog, self.spaces)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -354,26 +315,7 @@ class Store:
         anywhere before leaves those files pending, to be redone by the next run.
         """
         self._require_writer()
-        for space in self.spaces.values():
-            space.durable()
-        self._empty_trash()
-        with self.catalog.transaction() as db:
-            self.catalog.commit_hashes(db, done)
-            generation = self.catalog.bump_generation(db)
-        for name, space in self.spaces.items():
-            space.maybe_compact(partial(self.catalog.chunks_upto, space=name),
-                                partial(self.catalog.chunk_ids, name))
-        return generation
-
-    def _empty_trash(self) -> int:
-        trash = self.catalog.trash()
-        if len(trash):
-            for space in self.spaces.values():  # a space ignores ids it does not hold
-                space.remove(trash)
-                space.durable()
-            with self.catalog.transaction() as db:
-                self.catalog.clear_trash(db, trash)
-        return len(trash)
+        return checkpoint(self.catalog, self.spaces, done)
 
     def forget(self, rel: str) -> int:
         """Remove the file `rel`, or every file inside the folder `rel` ("" or ".": all),
