@@ -22,46 +22,34 @@ import contextlib
 import hashlib
 import logging
 import math
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from semlith.private import create_private_file, make_private_folder, tighten
+from semlith.private import create_private_file, make_private_folder
+from semlith.store.vector_cache_db import (
+    CANTOPEN,
+    GENERATION,
+    SUFFIXES,
+    Unusable,
+    connect,
+    file_name,
+    is_corrupt,
+    live_bytes,
+    transaction,
+)
 
 log = logging.getLogger("semlith.vector_cache")
 
 FOLDER = "vectors"  # under SEMLITH_HOME
-# 1,879 bytes per 384-wide entry at 8 KiB pages, 2,301 at 4 KiB (rows of 1.6 KB pack
-# badly into 4 KiB pages), 1,905 at 16 KiB; 8 KiB also looked up fastest (measured).
-PAGE_SIZE = 8192
 REFRESH_S = 3600  # a hit rewrites its `used` stamp at most this often
 EVICT_TO = 0.9  # eviction frees down to this share of the bound, so it runs rarely
-BUSY_S = 10.0  # a write waits this long for another process's write (each takes ~50 ms)
 LOOKUP_CHUNK = 500  # ids per SELECT, well under SQLite's 32,766 bound variables
-_CORRUPT = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-_CANTOPEN = 14
-_NAME = re.compile(r"vectors-(\d+)\.db")
-_SUFFIXES = ("", "-wal", "-shm")
-
-# Numbered migrations, applied on open; never edit one that has shipped.
-MIGRATIONS: list[tuple[str, ...]] = [
-    ("CREATE TABLE models (id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE)",
-     # id: the key's first 8 bytes, so a lookup is one rowid search, no second index
-     "CREATE TABLE vectors (id INTEGER PRIMARY KEY, model INTEGER NOT NULL, "
-     "key BLOB NOT NULL, vector BLOB NOT NULL, digest INTEGER NOT NULL, "
-     "used INTEGER NOT NULL)",
-     "CREATE INDEX vectors_used ON vectors (used)"),
-]
-
-
-class _Unusable(Exception):
-    """The cache file cannot be used by this version (written by a newer semlith)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,26 +83,6 @@ def _digest(key: bytes, blob: bytes) -> int:
                           signed=True)
 
 
-def _corrupt(exc: sqlite3.Error) -> bool:
-    return getattr(exc, "sqlite_errorcode", None) in _CORRUPT
-
-
-def _file(generation: int) -> str:
-    return f"vectors-{generation}.db"
-
-
-@contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):  # a corrupt file may refuse this too
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 class VectorCache:
     """The cache in `folder`, bounded to `max_bytes`; thread-safe, opened on first use.
 
@@ -140,7 +108,7 @@ class VectorCache:
     @property
     def path(self) -> Path:
         """The database file in use (generation 0 before the first open)."""
-        return self.folder / _file(self._generation)
+        return self.folder / file_name(self._generation)
 
     # -- reading and writing ---------------------------------------------------------------
 
@@ -197,7 +165,7 @@ class VectorCache:
         """Stamp hits as used now and drop rows that failed their check."""
         now = int(self._clock())
         try:
-            with _transaction(conn):
+            with transaction(conn):
                 conn.executemany("UPDATE vectors SET used=? WHERE id=?",
                                  [(now, row_id) for row_id in stale])
                 conn.executemany("DELETE FROM vectors WHERE id=?", [(i,) for i in broken])
@@ -217,7 +185,7 @@ class VectorCache:
             if conn is None:
                 return False
             try:
-                with _transaction(conn):
+                with transaction(conn):
                     model = self._model_id(conn, identity)
                     conn.executemany(
                         "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?)",
@@ -248,10 +216,10 @@ class VectorCache:
         """Delete least recently used entries while the live pages exceed the bound."""
         evicted = 0
         for _ in range(3):  # the per-entry size is an estimate; a second pass settles it
-            if _live_bytes(conn) <= self.max_bytes:  # the common case: three header reads
+            if live_bytes(conn) <= self.max_bytes:  # the common case: three header reads
                 break
-            with _transaction(conn):  # inside it, a concurrent eviction is already counted
-                size = _live_bytes(conn)
+            with transaction(conn):  # inside it, a concurrent eviction is already counted
+                size = live_bytes(conn)
                 entries = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
                 if size <= self.max_bytes or not entries:
                     break
@@ -275,7 +243,7 @@ class VectorCache:
                     entries = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
                     models = int(conn.execute(
                         "SELECT count(DISTINCT model) FROM vectors").fetchone()[0])
-                    return CacheInfo(self.folder, entries, _live_bytes(conn), self.max_bytes,
+                    return CacheInfo(self.folder, entries, live_bytes(conn), self.max_bytes,
                                      models, self.errors)
                 except sqlite3.Error as exc:
                     self._failed("stats", exc)
@@ -287,7 +255,7 @@ class VectorCache:
         if self._conn is None and self._off is None:
             try:
                 self._conn = self._open()
-            except (sqlite3.Error, OSError, _Unusable) as exc:
+            except (sqlite3.Error, OSError, Unusable) as exc:
                 self._off = str(exc)
                 self.errors += 1
                 log.warning("vector cache in %s is off for this process: %s",
@@ -299,11 +267,11 @@ class VectorCache:
         for _ in range(5):  # another process may replace the file between list and open
             generation = self._current() or self._new_generation(0)
             try:
-                conn = _connect(self.folder / _file(generation))
+                conn = connect(self.folder / file_name(generation))
             except sqlite3.Error as exc:
-                if getattr(exc, "sqlite_errorcode", None) == _CANTOPEN:
+                if getattr(exc, "sqlite_errorcode", None) == CANTOPEN:
                     continue  # replaced since it was listed: list again
-                if not _corrupt(exc):
+                if not is_corrupt(exc):
                     raise
                 self._replace(generation, exc)
                 continue
@@ -313,7 +281,7 @@ class VectorCache:
         raise OSError(f"the vector cache in {str(self.folder)!r} kept changing while opened")
 
     def _generations(self) -> list[int]:
-        found = (_NAME.fullmatch(p.name) for p in self.folder.iterdir())
+        found = (GENERATION.fullmatch(p.name) for p in self.folder.iterdir())
         return sorted(int(m.group(1)) for m in found if m)
 
     def _current(self) -> int:
@@ -322,14 +290,14 @@ class VectorCache:
 
     def _new_generation(self, after: int) -> int:
         """Create generation after+1 (a no-op when another process just did)."""
-        create_private_file(self.folder / _file(after + 1))
+        create_private_file(self.folder / file_name(after + 1))
         return after + 1
 
     def _replace(self, broken: int, why: sqlite3.Error) -> None:
         """Start the generation after `broken` unless another process already has."""
         self.errors += 1
         log.warning("vector cache %s is corrupt (%s); starting a new one",
-                    self.folder / _file(broken), why)
+                    self.folder / file_name(broken), why)
         if self._current() <= broken:
             self._remove_older(self._new_generation(broken))
 
@@ -338,12 +306,12 @@ class VectorCache:
         readable there (POSIX) or is left for a later open (Windows refuses)."""
         for old in self._generations():
             if old < generation:
-                for suffix in _SUFFIXES:
+                for suffix in SUFFIXES:
                     with contextlib.suppress(OSError):
-                        (self.folder / (_file(old) + suffix)).unlink(missing_ok=True)
+                        (self.folder / (file_name(old) + suffix)).unlink(missing_ok=True)
 
     def _failed(self, what: str, exc: sqlite3.Error) -> None:
-        if _corrupt(exc):
+        if is_corrupt(exc):
             self.close_connection()
             self._replace(self._generation, exc)
             return
@@ -363,42 +331,3 @@ class VectorCache:
     def close(self) -> None:
         with self._lock:
             self.close_connection()
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """An open, migrated connection to `path`; closed again when anything fails."""
-    # mode=rw: never create a file here, so a generation deleted after it was listed is
-    # CANTOPEN (list again), not a stray empty database under a dead name.
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True,
-                           isolation_level=None, check_same_thread=False, timeout=BUSY_S)
-    try:
-        for suffix in _SUFFIXES:
-            tighten(path.with_name(path.name + suffix))
-        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # these two act on a new file only
-        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # so that eviction shrinks the file
-        conn.execute("PRAGMA journal_mode=WAL")  # readers never wait; -wal/-shm get 0600
-        conn.execute("PRAGMA synchronous=NORMAL")  # kill -9 loses nothing committed
-        _migrate(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    with _transaction(conn):
-        applied = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        if applied > len(MIGRATIONS):
-            raise _Unusable(f"written by a newer semlith ({applied} migrations; this one "
-                            f"knows {len(MIGRATIONS)})")
-        for number in range(applied, len(MIGRATIONS)):
-            for statement in MIGRATIONS[number]:
-                conn.execute(statement)
-        if applied < len(MIGRATIONS):
-            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-
-
-def _live_bytes(conn: sqlite3.Connection) -> int:
-    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
-    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
-    return (pages - free) * int(conn.execute("PRAGMA page_size").fetchone()[0])
