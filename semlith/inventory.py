@@ -8,8 +8,8 @@ only searches through the daemon never loads them.
 
 from __future__ import annotations
 
+from semlith.info_types import FormatEntry, LanguageEntry, ModelEntry
 from semlith.settings import Settings
-from semlith.types import FormatEntry, LanguageEntry, ModelEntry
 
 CLIP_SOURCE = "open_clip ViT-B-32, OpenAI weights (docs/images.md)"
 

@@ -22,15 +22,13 @@ from typing import Any, Protocol
 from semlith.activity import Agents, Run
 from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
 from semlith.grep_types import Matches
+from semlith.info_types import FormatEntry, LanguageEntry, ModelEntry
 from semlith.types import (
     Answer,
     Definition,
     FileEntry,
     Filters,
-    FormatEntry,
     IndexReport,
-    LanguageEntry,
-    ModelEntry,
     Passage,
     Progress,
     Scope,
