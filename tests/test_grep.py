@@ -19,9 +19,9 @@ from semlith.settings import Settings
 from semlith.types import Definition, Filters, Scope
 from tests.cli_util import run
 from tests.conftest import HashEmbedder
+from tests.ingest.test_secrets import assert_nothing_leaks
 from tests.secret_fixtures import fakes, write_secret_tree
-from tests.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
-from tests.test_secrets import assert_nothing_leaks
+from tests.server.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 PATTERNS = [("retry", False), ("def ", False), ("(", False), (r"\bclass\s+\w+", True),

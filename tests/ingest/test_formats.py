@@ -17,7 +17,7 @@ from semlith.settings import Settings
 from semlith.types import Filters, Hit, Scope
 from tests.conftest import HashEmbedder
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "formats"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formats"
 BACKOFF = "Exponential backoff doubles the wait after every failed attempt"
 QUOTA = "quota exceeded on the shard writer"
 ROLLBACK = "rollback plan for the shard format"

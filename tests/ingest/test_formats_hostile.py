@@ -25,7 +25,7 @@ from tests.format_builders import (
     xlsx,
 )
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "formats"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formats"
 ZIPPED = ["design.docx", "errors.xlsx", "roadmap.pptx", "design.odt", "errors.ods",
           "roadmap.odp", "book.epub"]
 

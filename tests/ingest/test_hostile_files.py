@@ -25,7 +25,7 @@ from tests.conftest import HashEmbedder, RecordingFactory
 from tests.hostile_files import GENERATED_MARKER, generated_python, minified_bundle
 from tests.test_watch import Watched, eventually
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 PY, JS = language_of("x.py"), language_of("x.js")
 # A guard against a stall, not a timing assertion: the files below take a few seconds.
 HANG_SECONDS = 60.0

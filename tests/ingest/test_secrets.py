@@ -30,7 +30,7 @@ from tests.secret_fixtures import (
     write_secret_tree,
 )
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 FAKE = fakes()
 WITHHELD = {"id_rsa", "credentials.json", "env.production", "npm_token.txt",
             "tests/certs/server.key", "tests/certs/server.pem", "tests/certs/client.txt"}

@@ -19,7 +19,7 @@ from semlith.settings import Settings
 from semlith.types import Scope
 from tests.conftest import HashEmbedder
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "fixtures" / "sample"
 
 

@@ -2,7 +2,7 @@
 
 The real app (`create_app`) over a real fleet holding a store indexed with the
 deterministic `HashEmbedder`, driven by Starlette's TestClient. The browser tests
-(tests/test_portal_browser.py) drive the same routes from a real browser.
+(tests/portal/test_portal_browser.py) drive the same routes from a real browser.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 from tests.daemon_util import semlith, start_daemon
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 SAME = {"Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"}
 
 
@@ -105,7 +105,7 @@ def test_every_portal_answer_carries_the_csp_and_no_cors(portal: Portal, path: s
 
 
 def test_the_assets_hold_no_inline_script_or_style() -> None:
-    static = Path(__file__).resolve().parent.parent / "semlith" / "portal" / "static"
+    static = Path(__file__).resolve().parents[2] / "semlith" / "portal" / "static"
     html = (static / "index.html").read_text()
     assert "<style" not in html and " style=" not in html and "javascript:" not in html
     assert html.count("<script") == 1 and 'src="/portal/static/portal.js"' in html

@@ -15,7 +15,7 @@ from semlith.store import Store
 from semlith.weights import Weights
 from tests.conftest import HashEmbedder, add_file
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 WALRUS = ["walrus tusks and whiskers", "walrus colony on the ice", "walrus diet of clams",
           "walrus swims slowly"]
 

@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from tests.daemon_util import Daemon, env_for, interruptible, semlith, start_daemon, wait_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "fixtures" / "sample"
 SEMLITH = Path(sys.executable).parent / "semlith"  # the console script editors launch
 

@@ -29,7 +29,7 @@ from semlith.server.app import MAX_BODY, Keys, create_app
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 MODERN = "2026-07-28"
 SECRET = "semlith-test-secret-4f1c2a"  # the content of files outside the root
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
+from tests.server.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tools(served: Served) -> list[dict[str, Any]]:  # noqa: F811

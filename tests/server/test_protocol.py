@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_app import (  # noqa: F401 - the module fixture
+from tests.server.test_app import (  # noqa: F401 - the module fixture
     ACCEPT,
     Served,
     _modern,

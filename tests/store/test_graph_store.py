@@ -20,7 +20,7 @@ from semlith.store.migrations import MIGRATIONS
 from semlith.types import IndexReport, Scope
 from tests.conftest import RecordingFactory
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "python"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "graph" / "python"
 
 
 @pytest.fixture
