@@ -76,9 +76,9 @@ def claims_of(store: Store) -> list[dict[str, Any]]:
     """Every stored call resolved, as score.py's claims."""
     resolver = Resolver(store.catalog)
     out: list[dict[str, Any]] = []
-    for file_id, f in resolver.modules.files.items():
-        for call in file_edges(store.catalog, file_id).calls:
-            res = resolver.resolve(file_id, call)
+    for f in resolver.modules.all_files():
+        for call in file_edges(store.catalog, f.id).calls:
+            res = resolver.resolve(f.id, call)
             if res is None:
                 continue
             site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
@@ -98,7 +98,7 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
     resolver = Resolver(store.catalog)
     names: list[str] = []
     pairs: list[tuple[str, str]] = []
-    for file_id in list(resolver.modules.files)[:200]:
+    for file_id in [f.id for f in resolver.modules.all_files()][:200]:
         for call in file_edges(store.catalog, file_id).calls:
             res = resolver.resolve(file_id, call)
             if res is not None and res.settled and call.caller != "<module>":

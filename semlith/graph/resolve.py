@@ -23,7 +23,7 @@ from semlith.graph.modules import ModuleMap, family
 from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import Call, Import, ImportKind, LocalKind, QualifierKind
 from semlith.store.catalog import Catalog
-from semlith.store.edges import GraphDef, definitions_in, definitions_named, edge_files, file_edges
+from semlith.store.edges import GraphDef, definitions_in, definitions_named, file_edges
 
 MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
 
@@ -45,14 +45,15 @@ class Resolver:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self.modules = ModuleMap(edge_files(catalog))
+        self.modules = ModuleMap(catalog)
         self._contexts: dict[int, FileContext] = {}
         self._named: dict[str, list[GraphDef]] = {}
 
     def context(self, file_id: int) -> FileContext:
         ctx = self._contexts.get(file_id)
         if ctx is None:
-            ctx = FileContext.build(self.modules.files[file_id], file_edges(self.catalog, file_id),
+            ctx = FileContext.build(self.modules.file(file_id),
+                                    file_edges(self.catalog, file_id, calls=False),
                                     definitions_in(self.catalog, file_id))
             self._contexts[file_id] = ctx
         return ctx
@@ -60,13 +61,17 @@ class Resolver:
     def named(self, name: str) -> list[GraphDef]:
         found = self._named.get(name)
         if found is None:
-            found = [d for d in definitions_named(self.catalog, name)
-                     if self.modules.by_path.get(d.path) is not None]
+            found = self.with_edges(definitions_named(self.catalog, name))
             self._named[name] = found
         return found
 
     def file_id(self, path: str) -> int | None:
-        return self.modules.by_path.get(path)
+        return self.modules.id_at(path)
+
+    def with_edges(self, defs: list[GraphDef]) -> list[GraphDef]:
+        """Those of `defs` whose file has edges (the graph knows nothing of the rest)."""
+        self.modules.load(d.file_id for d in defs)
+        return [d for d in defs if self.modules.get(d.file_id) is not None]
 
     def base_of(self, file_id: int, written: str) -> GraphDef | None:
         """The class a base as written in file `file_id` names, if it is in the corpus."""
@@ -285,7 +290,7 @@ class Resolver:
         if found is not None:
             return found
         for file_id in module.files:  # `pkg.sub` where pkg's __init__ does not bind sub
-            f = self.modules.files[file_id]
+            f = self.modules.file(file_id)
             if f.lang == "python" and f.path.endswith("__init__.py"):
                 sub = self.modules.resolve(file_id, f".{name}")
                 if sub:
@@ -344,7 +349,7 @@ class Resolver:
         if bound is None and "." not in text:
             candidates = [d for d in self.named(text) if d.qualname == d.name
                           and family(d.lang) == family(ctx.file.lang) and
-                          self.context(self.modules.by_path[d.path]).type_named(d.qualname)]
+                          self.context(d.file_id).type_named(d.qualname)]
             if len(candidates) == 1:
                 return candidates[0]
         return None
