@@ -61,6 +61,7 @@ CORPORA: dict[str, tuple[str, str]] = {
     "immer": ("download:immer", "immer.typescript.json"),
     "chi": (str(GOCODE / "go-chi" / "chi"), "chi.go.json"),
     "toml": (str(GOCODE / "BurntSushi" / "toml"), "toml.go.json"),
+    "semver": ("/usr/share/cargo/registry/semver-1.0.14", "semver.rust.json"),
 }
 
 # Corpora the benchmark fetches itself, with npm's own client, into --downloads: the

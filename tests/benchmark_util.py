@@ -12,7 +12,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 def load_benchmark(name: str) -> ModuleType:
     """benchmarks/<name>.py, imported once under the name `<name>_benchmark`."""
-    module_name = f"{name}_benchmark"
+    module_name = f"{name.replace('/', '_')}_benchmark"
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, BENCHMARKS / f"{name}.py")

@@ -63,3 +63,14 @@ def test_every_download_has_a_reference() -> None:
     assert set(refs) == set(bench.DOWNLOADS)
     for ref in refs.values():
         assert (bench.HERE / "graph_reference" / "data" / ref).is_file()
+
+
+def test_the_rust_oracle_sees_a_call_after_a_name_or_a_turbofish() -> None:
+    oracle = load_benchmark("graph_reference/rust_save_analysis")
+    text = "let v = parse::<Vec<u8>>(s); x.len (); use a::f; Foo::new; g\n  (1)"
+    ends = {name: text.index(name) + len(name) for name in ("parse", "len", "f", "new")}
+    assert {name: oracle._opens_call(text, end) for name, end in ends.items()} == {
+        "parse": True, "len": True, "f": False, "new": False}
+    assert oracle._opens_call(text, len(text) - 5)  # `g` then a newline, then `(`
+    source = oracle._Source("fn a() {}\nfn é() { a() }\n")
+    assert source.text[source.offset(2, 10):source.offset(2, 11)] == "a"
