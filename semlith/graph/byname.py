@@ -4,7 +4,6 @@ tie-break; otherwise ambiguous with every candidate (issue #22)."""
 
 from __future__ import annotations
 
-import builtins
 from typing import TYPE_CHECKING
 
 from semlith.graph.context import FileContext
@@ -34,7 +33,6 @@ Done Add Get Set Close Write Read""".split()) | frozenset(
     for name in dir(kind)) | frozenset("""forEach some every concat slice splice shift
 unshift includes indexOf trim substring charAt resolve reject finally assign freeze
 keys entries hasOwnProperty isArray from of""".split())
-PY_BUILTINS = frozenset(dir(builtins))
 JAVA_LIKE = frozenset({"java", "kotlin", "csharp", "scala", "cpp", "swift", "php"})
 
 

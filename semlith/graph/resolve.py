@@ -4,32 +4,26 @@ In the issue's order: the binding an import makes; the receiver's type (`self`/`
 and the enclosing class and its bases, a declared or constructed type, what a called
 function is declared to return); the same file; the module a hint names; the files the
 caller imports; the only definition of that name in the language; a directory
-tie-break — otherwise ambiguous, with the candidates. A call whose name the file binds
-to something outside the corpus (an import of the standard library or a dependency, a
-builtin, a receiver of a foreign type) is not an edge.
-
-Statuses: `extracted` — settled inside the caller's file (its own definitions, its
-class); `resolved` — settled across files (imports, types, packages, uniqueness);
-`ambiguous` — several candidates remain.
+tie-break — otherwise ambiguous, with the candidates. A call into something outside
+the corpus is no edge (`outside.py`). Statuses: `extracted` — settled inside the
+caller's file (its own definitions, its class); `resolved` — settled across files
+(imports, types, packages, uniqueness); `ambiguous` — several candidates remain.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from semlith.graph.byname import JAVA_LIKE, PY_BUILTINS, by_name
+from semlith.graph.byname import JAVA_LIKE, by_name
 from semlith.graph.context import FileContext
 from semlith.graph.modules import ModuleMap, family
+from semlith.graph.outside import PY_BUILTIN_TYPES, PY_BUILTINS, Outside, is_literal, made_outside
 from semlith.graph.status import Resolution, Status
-from semlith.ingest.graph.records import Call, Import, ImportKind, LocalKind, QualifierKind
+from semlith.ingest.graph.records import Call, Import, ImportKind, Local, LocalKind, QualifierKind
 from semlith.store.catalog import Catalog
 from semlith.store.edges import GraphDef, definitions_in, definitions_named, file_edges
 
 MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
-
-
-class _Outside(Exception):
-    """The name is bound to something outside the corpus: no edge."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +75,7 @@ class Resolver:
         """The definition an import of file `file_id` binds to the name `local`."""
         try:
             bound = self._binding(self.context(file_id), local, 0)
-        except _Outside:
+        except Outside:
             return None
         return bound if isinstance(bound, GraphDef) else None
 
@@ -92,7 +86,7 @@ class Resolver:
         ctx = self.context(file_id)
         try:
             found = self._specific(ctx, call)
-        except _Outside:
+        except Outside:
             return None
         if found is not None:
             status = Status.EXTRACTED if found.file_id == file_id else Status.RESOLVED
@@ -120,11 +114,13 @@ class Resolver:
                     found = self._member(typ, call.name, 0)
                     if found is not None:
                         return found
-            raise _Outside  # every base outside the corpus, or no such method in them
+            raise Outside  # every base outside the corpus, or no such method in them
         if q is QualifierKind.MEMBER:
             return self._on_member(ctx, call)
         if q in (QualifierKind.NAME, QualifierKind.MODULE_PATH):
             return self._on_name(ctx, call)
+        if q is QualifierKind.OTHER and is_literal(call.receiver, ctx.file.lang):
+            raise Outside
         return None
 
     def _bare(self, ctx: FileContext, call: Call) -> GraphDef | None:
@@ -160,9 +156,9 @@ class Resolver:
             if found is not None:
                 return found
         if lang == "python" and name in PY_BUILTINS:
-            raise _Outside
+            raise Outside
         if lang in ("python", "go"):  # a name neither defined nor imported: not ours
-            raise _Outside
+            raise Outside
         return None
 
     def _on_member(self, ctx: FileContext, call: Call) -> GraphDef | None:
@@ -172,9 +168,9 @@ class Resolver:
         if not owner or not field or "." in field:
             return None
         typ = self._field_type(ctx, owner, field, 0)
-        if typ is None and ctx.field_type(owner, field) is not None and \
-                ctx.field_type(owner, field).kind is not LocalKind.CALL:  # type: ignore[union-attr]
-            raise _Outside
+        local = ctx.field_type(owner, field)
+        if typ is None and local is not None and self._foreign(ctx, local):
+            raise Outside
         return self._member(typ, call.name, 0) if typ is not None else None
 
     def _field_type(self, ctx: FileContext, owner: str, field: str, depth: int
@@ -199,14 +195,14 @@ class Resolver:
         local = ctx.local_type(call.caller, head) if head == receiver else None
         if local is not None:
             typ = self._local_type(ctx, local.type_name, local.kind, 0)
-            if typ is None and local.kind is not LocalKind.CALL:
-                raise _Outside  # a declared type the corpus does not define (`List<T>`)
+            if typ is None and self._foreign(ctx, local):
+                raise Outside  # a declared type the corpus does not define (`List<T>`)
             return self._member(typ, call.name, 0) if typ is not None else None
         bound = self._value(ctx, receiver, 0)
         if isinstance(bound, _Module):
             found = self._export(list(bound.files), call.name, 0)
             if found is None:
-                raise _Outside
+                raise Outside
             return found
         if bound is not None:
             member = self._member(bound, call.name, 0)
@@ -214,8 +210,13 @@ class Resolver:
                 return member
         elif head == receiver and receiver[:1].isupper() and not any(
                 family(d.lang) == family(ctx.file.lang) for d in self.named(receiver)):
-            raise _Outside  # `String.format`, `Math.max`: a type the corpus does not define
+            raise Outside  # `String.format`, `Math.max`: a type the corpus does not define
+        elif head == receiver and ctx.file.lang == "python" and receiver in PY_BUILTIN_TYPES:
+            raise Outside  # `object.__repr__(self)`, `dict.fromkeys(...)`
         return None
+
+    def _foreign(self, ctx: FileContext, local: Local) -> bool:
+        return made_outside(local, ctx.file.lang, lambda name: self._value(ctx, name, 0))
 
     # -- names, types, members -----------------------------------------------------------
 
@@ -253,7 +254,7 @@ class Resolver:
         return bound
 
     def _binding(self, ctx: FileContext, name: str, depth: int) -> _Bound | None:
-        """What the file's import binding `name` refers to; _Outside for a module
+        """What the file's import binding `name` refers to; Outside for a module
         outside the corpus; None when the file binds no such name."""
         imp = ctx.bindings.get(name)
         if imp is None:
@@ -264,7 +265,7 @@ class Resolver:
                 sub = self.modules.resolve(ctx.file.id, f"{imp.module}.{imp.name}")
                 if sub:
                     return _Module(tuple(sub))
-            raise _Outside
+            raise Outside
         return self._imported(ctx, imp, files, depth)
 
     def _imported(self, ctx: FileContext, imp: Import, files: list[int], depth: int
@@ -311,7 +312,7 @@ class Resolver:
             ctx = self.context(file_id)
             try:
                 bound = self._binding(ctx, name, depth + 1)
-            except _Outside:
+            except Outside:
                 continue
             if isinstance(bound, GraphDef):
                 return bound
@@ -342,7 +343,7 @@ class Resolver:
             return None
         try:
             bound = self._value(ctx, text, depth)
-        except _Outside:
+        except Outside:
             return None
         if isinstance(bound, GraphDef):
             return bound
@@ -362,7 +363,7 @@ class Resolver:
         text = type_name.replace("::", ".")
         try:
             made = self._value(ctx, text, depth)
-        except _Outside:
+        except Outside:
             return None
         if not isinstance(made, GraphDef):
             return None
