@@ -9,7 +9,7 @@ their own path) and deleted with the file (`ON DELETE CASCADE`, migration 8).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,16 +121,21 @@ def copy_edges(db: sqlite3.Connection, source: int, target: int) -> None:
                    " WHERE file_id=?", (target, source))
 
 
-def edge_fingerprints(catalog: Catalog, langs: Iterable[str]) -> list[tuple[int, str, str, str]]:
-    """(file id, path, lang, edge fingerprint or "") of the committed files of `langs`."""
-    names = list(langs)
-    if not names:
+def stale_edge_files(catalog: Catalog, current: Mapping[str, str]) -> list[tuple[int, str]]:
+    """(file id, path) of the committed files of the languages in `current` whose edges
+    were not made with that language's fingerprint (or were never made)."""
+    if not current:
         return []
-    marks = ",".join("?" * len(names))
-    return [(int(r[0]), str(r[1]), str(r[2]), str(r[3] or "")) for r in catalog.db.execute(
-        "SELECT f.id, f.path, f.lang, e.fingerprint FROM files f"
-        " LEFT JOIN edge_files e ON e.file_id = f.id"
-        f" WHERE f.hash != '' AND f.lang IN ({marks})", names)]
+    # Compared in SQL: a no-op run of 10,000 files fetched every row to compare them in
+    # Python, 47-150 ms of a 500-900 ms run; this answers none in 3-15 ms (a CTE of the
+    # pairs joined to files took 110-200 ms: it scans files once per language).
+    marks = ",".join("?" * len(current))
+    cases = " ".join("WHEN ? THEN ?" for _ in current)
+    return [(int(r[0]), str(r[1])) for r in catalog.db.execute(
+        "SELECT f.id, f.path FROM files f LEFT JOIN edge_files e ON e.file_id = f.id"
+        f" WHERE f.hash != '' AND f.lang IN ({marks})"
+        f" AND COALESCE(e.fingerprint, '') != CASE f.lang {cases} END",
+        [*current, *(v for pair in current.items() for v in pair)])]
 
 
 def edge_counts(catalog: Catalog) -> dict[str, int]:
