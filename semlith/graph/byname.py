@@ -41,11 +41,15 @@ def by_name(resolver: Resolver, ctx: FileContext, call: Call) -> Resolution | No
     imports reach, a directory tie-break; else ambiguous."""
     lang = family(ctx.file.lang)
     bare = call.qualifier_kind is QualifierKind.NONE and ctx.file.lang not in JAVA_LIKE
-    candidates = [d for d in resolver.named(call.name) if family(d.lang) == lang and
-                  ((d.kind != "method" and "." not in d.qualname) if bare else
-                   _is_member(resolver, d))]
-    if not is_test(ctx.file.path):  # code does not call into its tests
-        candidates = [d for d in candidates if not is_test(d.path)]
+    key = (call.name, lang, bare, is_test(ctx.file.path))
+    candidates = resolver.candidates.get(key)
+    if candidates is None:  # the same for every call of the name (one `impact`: thousands)
+        candidates = [d for d in resolver.named(call.name) if family(d.lang) == lang and
+                      ((d.kind != "method" and "." not in d.qualname) if bare else
+                       _is_member(resolver, d))]
+        if not key[3]:  # code does not call into its tests
+            candidates = [d for d in candidates if not is_test(d.path)]
+        resolver.candidates[key] = candidates
     if not candidates:
         return None
     imported = {f for imp in ctx.edges.imports

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from semlith.store.catalog import Catalog
 from semlith.store.edges import (
     EdgeFile,
+    GraphDef,
     edge_files,
     edge_files_at,
     edge_files_by_id,
@@ -86,6 +87,11 @@ class ModuleMap:
         if file_id not in self._files:
             self.load([file_id])
         return self._files[file_id]
+
+    def with_edges(self, defs: list[GraphDef]) -> list[GraphDef]:
+        """Those of `defs` whose file has edges (the graph knows nothing of the rest)."""
+        self.load(d.file_id for d in defs)
+        return [d for d in defs if self.get(d.file_id) is not None]
 
     def file(self, file_id: int) -> EdgeFile:
         found = self.get(file_id)

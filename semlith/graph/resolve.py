@@ -12,6 +12,7 @@ caller's file (its own definitions, its class); `resolved` — settled across fi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from semlith.graph.byname import JAVA_LIKE, by_name
@@ -21,7 +22,7 @@ from semlith.graph.outside import PY_BUILTIN_TYPES, PY_BUILTINS, Outside, is_lit
 from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import Call, Import, ImportKind, Local, LocalKind, QualifierKind
 from semlith.store.catalog import Catalog
-from semlith.store.edges import GraphDef, definitions_in, definitions_named, file_edges
+from semlith.store.edges import GraphDef, definitions_named, definitions_of, edges_of
 
 MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
 
@@ -42,30 +43,28 @@ class Resolver:
         self.modules = ModuleMap(catalog)
         self._contexts: dict[int, FileContext] = {}
         self._named: dict[str, list[GraphDef]] = {}
+        self.candidates: dict[tuple[str, str, bool, bool], list[GraphDef]] = {}  # by_name's
 
     def context(self, file_id: int) -> FileContext:
-        ctx = self._contexts.get(file_id)
-        if ctx is None:
-            ctx = FileContext.build(self.modules.file(file_id),
-                                    file_edges(self.catalog, file_id, calls=False),
-                                    definitions_in(self.catalog, file_id))
-            self._contexts[file_id] = ctx
-        return ctx
+        if file_id not in self._contexts:
+            self.preload([file_id])
+        return self._contexts[file_id]
+
+    def preload(self, file_ids: Iterable[int]) -> None:
+        """Know these files (with edges): their rows read together, not one by one."""
+        wanted = [i for i in dict.fromkeys(file_ids) if i not in self._contexts]
+        self.modules.load(wanted)
+        edges, defs = edges_of(self.catalog, wanted), definitions_of(self.catalog, wanted)
+        for i in wanted:
+            self._contexts[i] = FileContext.build(self.modules.file(i), edges[i], defs[i])
 
     def named(self, name: str) -> list[GraphDef]:
-        found = self._named.get(name)
-        if found is None:
-            found = self.with_edges(definitions_named(self.catalog, name))
-            self._named[name] = found
-        return found
+        if name not in self._named:
+            self._named[name] = self.modules.with_edges(definitions_named(self.catalog, name))
+        return self._named[name]
 
     def file_id(self, path: str) -> int | None:
         return self.modules.id_at(path)
-
-    def with_edges(self, defs: list[GraphDef]) -> list[GraphDef]:
-        """Those of `defs` whose file has edges (the graph knows nothing of the rest)."""
-        self.modules.load(d.file_id for d in defs)
-        return [d for d in defs if self.modules.get(d.file_id) is not None]
 
     def base_of(self, file_id: int, written: str) -> GraphDef | None:
         """The class a base as written in file `file_id` names, if it is in the corpus."""

@@ -72,8 +72,8 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
     if not parts:
         raise ValueError("the symbol name is empty")
     simple, wanted = parts[-1], ".".join(parts)
-    rows = resolver.with_edges(definitions_selected(resolver.catalog, simple, sel.where,
-                                                    sel.params))
+    rows = resolver.modules.with_edges(
+        definitions_selected(resolver.catalog, simple, sel.where, sel.params))
     if len(parts) > 1:
         rows = [d for d in rows if d.qualname == wanted or d.qualname.endswith("." + wanted)
                 or _owner_matches(resolver, d, parts[-2])]
@@ -120,6 +120,8 @@ def callers_of(resolver: Resolver, target: GraphDef
     lang = family(target.lang)
     sites = calls_named(resolver.catalog, [target.name])
     resolver.modules.load(s.file_id for s in sites)
+    resolver.preload(s.file_id for s in sites if (f := resolver.modules.get(s.file_id))
+                     and family(f.lang) == lang)  # each is resolved below
     for site in sites:
         f = resolver.modules.get(site.file_id)
         if f is None or family(f.lang) != lang:

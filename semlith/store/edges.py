@@ -236,28 +236,52 @@ def edge_files_of_package(catalog: Catalog, package: str) -> list[EdgeFile]:
 def file_edges(catalog: Catalog, file_id: int, *, calls: bool = True) -> FileEdges:
     """The stored edges of one file; without its calls when `calls` is false (what the
     resolver needs to know a file: most of a file's rows are its calls)."""
-    db = catalog.db
-    made = tuple(Call(int(r[0]), int(r[1]), str(r[2]), str(r[3]), _QUALIFIER[r[4]],
-                      str(r[5])) for r in db.execute(
-        "SELECT line, col, name, receiver, qualifier, caller FROM edge_calls"
-        " WHERE file_id=? ORDER BY line, col", (file_id,))) if calls else ()
-    imports = tuple(Import(int(r[0]), str(r[1]), str(r[2]), str(r[3]), _IMPORT[r[4]])
-                    for r in db.execute("SELECT line, module, name, alias, kind FROM"
-                                        " edge_imports WHERE file_id=?", (file_id,)))
-    inherits = tuple(Inherit(int(r[0]), str(r[1]), str(r[2]), _INHERIT[r[3]])
-                     for r in db.execute("SELECT line, child, parent, kind FROM"
-                                         " edge_inherits WHERE file_id=?", (file_id,)))
-    contains = tuple(Contain(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in db.execute(
-        "SELECT parent, child, kind, line FROM edge_contains WHERE file_id=?", (file_id,)))
-    local_rows = db.execute("SELECT line, name, type_name, kind, scope, field FROM"
-                            " edge_locals WHERE file_id=?", (file_id,))
-    locals_ = tuple(Local(int(r[0]), str(r[1]), str(r[2]), _LOCAL[r[3]], str(r[4]),
-                          bool(r[5])) for r in local_rows)
-    row = db.execute("SELECT package, failed, truncated FROM edge_files WHERE file_id=?",
-                     (file_id,)).fetchone()
-    package, failed, truncated = (str(row[0]), str(row[1]), bool(row[2])) if row else \
-        ("", "", False)
-    return FileEdges(made, imports, inherits, contains, locals_, package, failed, truncated)
+    return edges_of(catalog, [file_id], calls=calls)[file_id]
+
+
+def edges_of(catalog: Catalog, file_ids: Sequence[int], *, calls: bool = False
+             ) -> dict[int, FileEdges]:
+    """The stored edges of several files, a query per kind for up to 500 of them (a
+    cold `impact` reads the files of every call site of a name; query by query per
+    file was a third of its reading)."""
+    out: dict[int, FileEdges] = {}
+    ids = list(dict.fromkeys(file_ids))
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        out.update(_edges_of(catalog, part, calls))
+    return out
+
+
+def _edges_of(catalog: Catalog, ids: list[int], calls: bool) -> dict[int, FileEdges]:
+    marks = ",".join("?" * len(ids))
+
+    def rows(columns: str, table: str, order: str = "") -> dict[int, list[Any]]:
+        found: dict[int, list[Any]] = {i: [] for i in ids}
+        for r in catalog.db.execute(f"SELECT file_id, {columns} FROM {table}"
+                                    f" WHERE file_id IN ({marks}){order}", ids):
+            found[r[0]].append(r[1:])
+        return found
+
+    made = rows("line, col, name, receiver, qualifier, caller", "edge_calls",
+                " ORDER BY file_id, line, col") if calls else {}
+    imports = rows("line, module, name, alias, kind", "edge_imports")
+    inherits = rows("line, child, parent, kind", "edge_inherits")
+    contains = rows("parent, child, kind, line", "edge_contains")
+    locals_ = rows("line, name, type_name, kind, scope, field", "edge_locals")
+    files = {r[0]: r[1:] for r in catalog.db.execute(
+        f"SELECT file_id, package, failed, truncated FROM edge_files WHERE file_id IN ({marks})",
+        ids)}
+    out: dict[int, FileEdges] = {}
+    for i in ids:
+        package, failed, truncated = files.get(i, ("", "", False))
+        out[i] = FileEdges(
+            tuple(Call(r[0], r[1], r[2], r[3], _QUALIFIER[r[4]], r[5]) for r in made.get(i, ())),
+            tuple(Import(r[0], r[1], r[2], r[3], _IMPORT[r[4]]) for r in imports[i]),
+            tuple(Inherit(r[0], r[1], r[2], _INHERIT[r[3]]) for r in inherits[i]),
+            tuple(Contain(r[0], r[1], r[2], r[3]) for r in contains[i]),
+            tuple(Local(r[0], r[1], r[2], _LOCAL[r[3]], r[4], bool(r[5])) for r in locals_[i]),
+            str(package), str(failed), bool(truncated))
+    return out
 
 
 def calls_named(catalog: Catalog, names: Iterable[str]) -> list[CallSite]:
@@ -303,9 +327,17 @@ def definitions_named(catalog: Catalog, name: str) -> list[GraphDef]:
         " ORDER BY f.path, s.start_line", (name, name)))
 
 
-def definitions_in(catalog: Catalog, file_id: int) -> list[GraphDef]:
-    return _definitions(catalog.db.execute(
-        f"{_DEFINITION} WHERE s.file_id = ? ORDER BY s.start_line", (file_id,)))
+def definitions_of(catalog: Catalog, file_ids: Sequence[int]) -> dict[int, list[GraphDef]]:
+    """The definitions of each of several files, in line order."""
+    ids = list(dict.fromkeys(file_ids))
+    out: dict[int, list[GraphDef]] = {i: [] for i in ids}
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        for d in _definitions(catalog.db.execute(
+                f"{_DEFINITION} WHERE s.file_id IN ({','.join('?' * len(part))})"
+                " ORDER BY s.file_id, s.start_line", part)):
+            out[d.file_id].append(d)
+    return out
 
 
 def definition_names(catalog: Catalog) -> list[tuple[str, str]]:
