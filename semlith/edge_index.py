@@ -20,7 +20,7 @@ from semlith.ingest.graph import FileEdges, edges_fingerprint, extract_edges, ha
 from semlith.ingest.reading import limit_for, read_file
 from semlith.languages import LANGUAGES, Language, language_of
 from semlith.store import Store
-from semlith.store.edges import copy_edges, edge_fingerprints, write_edges
+from semlith.store.edges import copy_edges, stale_edge_files, write_edges
 
 __all__ = ["copy_edges", "file_edges", "refresh_edges", "write_file_edges"]
 
@@ -44,9 +44,8 @@ def refresh_edges(store: Store, root: Path, scopes: list[str], done: set[str]) -
     Bumps the store generation when any changed (cached resolutions then go)."""
     langs = [lang for lang in LANGUAGES if has_edges(lang)]
     current = {lang.name: edges_fingerprint(lang) for lang in langs}
-    stale = [(file_id, path) for file_id, path, lang, fingerprint
-             in edge_fingerprints(store.catalog, current)
-             if fingerprint != current[lang] and path not in done
+    stale = [(file_id, path) for file_id, path in stale_edge_files(store.catalog, current)
+             if path not in done
              and any(not s or path == s or path.startswith(s.rstrip("/") + "/")
                      for s in scopes)]
     for file_id, path in stale:

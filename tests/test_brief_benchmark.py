@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "brief.py"
-_spec = importlib.util.spec_from_file_location("brief_benchmark", _PATH)
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = bench
-_spec.loader.exec_module(bench)
+from tests.benchmark_util import load_benchmark
+
+bench = load_benchmark("brief")
 
 
 def _row(brief_hit: bool, by_text: bool, size: int, to_target: int | None,

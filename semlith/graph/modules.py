@@ -7,19 +7,36 @@ import paths (the directory whose path ends with the import path's longest suffi
 Java and Kotlin packages (`a.b.C` -> `a/b/C.java`), Rust `crate::`, `self::` and
 `super::` paths. A module that names no file of the corpus (the standard library, a
 dependency) gives no files: calls into it are not edges into the corpus.
+
+Files are looked up when an import names them (indexed queries in store/edges.py) and
+remembered for the resolver's life: a question pays for the files it touches, not for
+the corpus. Loading every file with edges first cost a cold question 40-80 ms on a
+112k-chunk store (docs/performance.md, "Code graph").
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from semlith.store.edges import EdgeFile
+from semlith.store.catalog import Catalog
+from semlith.store.edges import (
+    EdgeFile,
+    GraphDef,
+    edge_files,
+    edge_files_at,
+    edge_files_by_id,
+    edge_files_in,
+    edge_files_in_folders_named,
+    edge_files_named,
+    edge_files_of_package,
+    edge_files_stemmed,
+)
 
 FAMILIES = {"javascript": "js", "typescript": "js", "tsx": "js"}
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
                 "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
+_JAVA_EXTS = {"java": (".java",), "kotlin": (".kt", ".kts"), "scala": (".scala",)}
 
 
 def family(lang: str) -> str:
@@ -27,46 +44,119 @@ def family(lang: str) -> str:
     return FAMILIES.get(lang, lang)
 
 
-def _python_name(path: str, packages: set[str]) -> str:
+def _python_name(path: str, is_package: Callable[[str], bool]) -> str:
     """`src/shop/models.py` -> `shop.models` when `src/shop` is a package and `src` is
     not; a package's `__init__` is the package."""
     stem = path.rsplit(".", 1)[0].removesuffix("/__init__")
     parts = stem.split("/")
     start = len(parts) - 1
-    while start > 0 and "/".join(parts[:start]) in packages:
+    while start > 0 and is_package("/".join(parts[:start])):
         start -= 1
     return ".".join(parts[start:])
 
 
 class ModuleMap:
-    """Module strings -> file ids, over the files that have edges."""
+    """Module strings -> file ids, over the files that have edges, looked up on demand."""
 
-    def __init__(self, files: Iterable[EdgeFile]) -> None:
-        self.files: dict[int, EdgeFile] = {}
-        self.by_path: dict[str, int] = {}
-        self.by_dir: dict[str, list[int]] = defaultdict(list)
-        # Python: absolute module names -> files. A module's name starts below the
-        # outermost folder of its package (the folders with an `__init__.py`), so that
-        # `import logging` in flask/app.py is the standard library, not flask/logging.py.
-        self.py_modules: dict[str, list[int]] = defaultdict(list)
-        for f in files:
-            self.files[f.id] = f
-            self.by_path[f.path] = f.id
-            self.by_dir[posixpath.dirname(f.path)].append(f.id)
-        packages = {posixpath.dirname(p) for p in self.by_path if p.endswith("/__init__.py")}
-        for f in self.files.values():
-            if f.lang == "python":
-                self.py_modules[_python_name(f.path, packages)].append(f.id)
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._files: dict[int, EdgeFile | None] = {}
+        self._ids: dict[str, int | None] = {}
+        self._folders: dict[str, list[int]] = {}
+        self._resolved: dict[tuple[int, str], list[int]] = {}
+
+    # -- files --------------------------------------------------------------------------
+
+    def _keep(self, files: Iterable[EdgeFile]) -> list[EdgeFile]:
+        kept = list(files)
+        for f in kept:
+            self._files[f.id] = f
+            self._ids[f.path] = f.id
+        return kept
+
+    def load(self, ids: Iterable[int]) -> None:
+        """Look up the files `ids` not yet known in one query."""
+        wanted = {i for i in ids if i not in self._files}
+        if wanted:
+            self._keep(edge_files_by_id(self.catalog, wanted))
+            for i in wanted:
+                self._files.setdefault(i, None)
+
+    def get(self, file_id: int) -> EdgeFile | None:
+        """The file `file_id` if it has edges."""
+        if file_id not in self._files:
+            self.load([file_id])
+        return self._files[file_id]
+
+    def with_edges(self, defs: list[GraphDef]) -> list[GraphDef]:
+        """Those of `defs` whose file has edges (the graph knows nothing of the rest)."""
+        self.load(d.file_id for d in defs)
+        return [d for d in defs if self.get(d.file_id) is not None]
+
+    def file(self, file_id: int) -> EdgeFile:
+        found = self.get(file_id)
+        if found is None:
+            raise KeyError(file_id)
+        return found
+
+    def ids_at(self, paths: Iterable[str]) -> dict[str, int]:
+        """path -> id of those of `paths` that are files with edges."""
+        wanted = list(dict.fromkeys(paths))
+        unknown = [p for p in wanted if p not in self._ids]
+        if unknown:
+            self._keep(edge_files_at(self.catalog, unknown))
+            for p in unknown:
+                self._ids.setdefault(p, None)
+        return {p: i for p in wanted if (i := self._ids[p]) is not None}
+
+    def id_at(self, path: str) -> int | None:
+        return self.ids_at([path]).get(path)
+
+    @property
+    def loaded(self) -> int:
+        """How many files with edges it has looked up so far."""
+        return sum(1 for f in self._files.values() if f is not None)
+
+    def all_files(self) -> list[EdgeFile]:
+        """Every file with edges (for benchmarks and tests that walk the whole graph)."""
+        return self._keep(edge_files(self.catalog))
+
+    def in_folder(self, folder: str) -> list[int]:
+        """The files with edges directly in `folder`."""
+        found = self._folders.get(folder)
+        if found is None:
+            found = [f.id for f in self._keep(edge_files_in(self.catalog, folder))]
+            self._folders[folder] = found
+        return found
+
+    def _folders_ending(self, module: str) -> dict[str, list[int]]:
+        """folder -> its files, of the folders whose path ends with `module`'s last
+        segment (the only ones any suffix of `module` can name)."""
+        out: dict[str, list[int]] = {}
+        for f in self._keep(edge_files_in_folders_named(self.catalog,
+                                                        [module.rsplit("/", 1)[-1]])):
+            out.setdefault(posixpath.dirname(f.path), []).append(f.id)
+        return out
 
     def same_directory(self, file_id: int) -> list[int]:
         """The files beside `file_id` of its language family (a Go package, a Java one)."""
-        me = self.files[file_id]
-        return [i for i in self.by_dir[posixpath.dirname(me.path)]
-                if family(self.files[i].lang) == family(me.lang)]
+        me = self.file(file_id)
+        return [i for i in self.in_folder(posixpath.dirname(me.path))
+                if family(self.file(i).lang) == family(me.lang)]
+
+    # -- modules ------------------------------------------------------------------------
 
     def resolve(self, file_id: int, module: str) -> list[int]:
         """The files `module` (as written in file `file_id`) names; [] outside the corpus."""
-        me = self.files.get(file_id)
+        key = (file_id, module)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolve(file_id, module)
+            self._resolved[key] = found
+        return list(found)
+
+    def _resolve(self, file_id: int, module: str) -> list[int]:
+        me = self.get(file_id)
         if me is None or not module:
             return []
         lang = family(me.lang)
@@ -90,12 +180,31 @@ class ModuleMap:
                 base = posixpath.dirname(base)
             rest = module[level:].replace(".", "/")
             target = posixpath.join(base, rest) if rest else base
-            return [i for i in (self.by_path.get(f"{target}.py"),
-                                self.by_path.get(f"{target}/__init__.py")) if i is not None]
-        found = self.py_modules.get(module, [])
+            at = self.ids_at([f"{target}.py", f"{target}/__init__.py"])
+            return list(at.values())
+        found = {f.id: f.path for f in self._python_named(module)}
         if len(found) > 1:  # `utils` in two packages: the one nearest the importer
-            return _nearest(me.path, found, self.files)
+            return nearest(me.path, found)
         return list(found)
+
+    def _python_named(self, module: str) -> list[EdgeFile]:
+        """The Python files whose absolute module name is `module`. A module's name
+        starts below the outermost folder of its package (the folders with an
+        `__init__.py`), so that `import logging` in flask/app.py is the standard
+        library, not flask/logging.py."""
+        parts = module.split(".")
+        tails = [".".join(parts[n:]) for n in range(len(parts))]
+        candidates = [f for tail in tails for f in edge_files_stemmed(self.catalog, tail)]
+        candidates += [f for f in edge_files_in_folders_named(self.catalog, tails)
+                       if posixpath.basename(f.path).startswith("__init__.")]
+        self._keep(candidates)
+
+        def is_package(folder: str) -> bool:
+            return self.id_at(f"{folder}/__init__.py") is not None
+
+        found = {f.id: f for f in candidates
+                 if f.lang == "python" and _python_name(f.path, is_package) == module}
+        return [found[i] for i in sorted(found)]
 
     def _js(self, me: EdgeFile, module: str) -> list[int]:
         if not module.startswith("."):
@@ -105,26 +214,24 @@ class ModuleMap:
         for ext in (".js", ".mjs", ".cjs", ".jsx"):  # TS imports `./m.js` meaning `./m.ts`
             if base.endswith(ext):
                 stem = base[: -len(ext)]
-        for candidate in (base, stem):
-            for suffix in _JS_SUFFIXES:
-                found = self.by_path.get(candidate + suffix)
-                if found is not None:
-                    return [found]
-        return []
+        tried = [candidate + suffix for candidate in (base, stem) for suffix in _JS_SUFFIXES]
+        at = self.ids_at(tried)
+        return next(([at[p]] for p in tried if p in at), [])
 
     def _suffix_dir(self, module: str, lang: str) -> list[int]:
         """The files of the directory whose path ends with the most of `module`."""
         parts = module.split("/")
+        folders = self._folders_ending(module)
         for n in range(len(parts)):
             suffix = "/".join(parts[n:])
-            dirs = [d for d in self.by_dir if d == suffix or d.endswith("/" + suffix)]
+            dirs = [d for d in folders if d == suffix or d.endswith("/" + suffix)]
             if n == len(parts) - 1 and len(parts) > 1:
                 break  # only the last segment left: too weak to name a package
             if dirs:
-                return [i for d in dirs for i in self.by_dir[d]
-                        if family(self.files[i].lang) == lang]
-        if len(parts) == 1 and parts[0] in self.by_dir:
-            return [i for i in self.by_dir[parts[0]] if family(self.files[i].lang) == lang]
+                return [i for d in dirs for i in folders[d]
+                        if family(self.file(i).lang) == lang]
+        if len(parts) == 1:
+            return [i for i in self.in_folder(parts[0]) if family(self.file(i).lang) == lang]
         return []
 
     def _go(self, module: str) -> list[int]:
@@ -134,24 +241,28 @@ class ModuleMap:
         parts = module.split("/")
         if "." not in parts[0]:
             return []
+        folders = self._folders_ending(module)
         for n in range(1, len(parts)):
             suffix = "/".join(parts[n:])
-            dirs = [d for d in self.by_dir if d == suffix or d.endswith("/" + suffix)]
+            dirs = [d for d in folders if d == suffix or d.endswith("/" + suffix)]
             if dirs:
-                return [i for d in dirs for i in self.by_dir[d] if self.files[i].lang == "go"]
+                return [i for d in dirs for i in folders[d] if self.file(i).lang == "go"]
         name = parts[-2] if len(parts) > 1 and parts[-1][1:].isdigit() else parts[-1]
-        found = [i for i, f in self.files.items() if f.lang == "go" and f.package == name]
+        found = [f for f in self._keep(edge_files_of_package(self.catalog, name))
+                 if f.lang == "go"]
         if not found:
             return []
-        depth = min(self.files[i].path.count("/") for i in found)
-        return [i for i in found if self.files[i].path.count("/") == depth]
+        depth = min(f.path.count("/") for f in found)
+        return [f.id for f in found if f.path.count("/") == depth]
 
     def _java(self, module: str, lang: str) -> list[int]:
         """`a.b.C` (a class: its file) or `a.b` (a package: its directory)."""
         path = module.replace(".", "/")
-        exts = {"java": (".java",), "kotlin": (".kt", ".kts"), "scala": (".scala",)}[lang]
-        files = [i for p, i in self.by_path.items()
-                 if any(p == path + e or p.endswith("/" + path + e) for e in exts)]
+        exts = _JAVA_EXTS[lang]
+        named = self._keep(edge_files_named(self.catalog, [path.rsplit("/", 1)[-1] + e
+                                                           for e in exts]))
+        files = [f.id for f in named
+                 if any(f.path == path + e or f.path.endswith("/" + path + e) for e in exts)]
         return files or self._suffix_dir(path, lang) if "/" in path else files
 
     def _rust(self, me: EdgeFile, module: str) -> list[int]:
@@ -173,36 +284,39 @@ class ModuleMap:
             return []
         else:  # a module declared in this one (2018 paths), else an external crate
             head = inner
-            if not any(f"{posixpath.join(head, parts[0])}{e}" in self.by_path
-                       for e in (".rs", "/mod.rs")):
+            if not self.ids_at(f"{posixpath.join(head, parts[0])}{e}"
+                               for e in (".rs", "/mod.rs")):
                 head = posixpath.dirname(me.path)
-                if not any(f"{posixpath.join(head, parts[0])}{e}" in self.by_path
-                           for e in (".rs", "/mod.rs")):
+                if not self.ids_at(f"{posixpath.join(head, parts[0])}{e}"
+                                   for e in (".rs", "/mod.rs")):
                     return []
         while parts:  # the longest prefix that is a file: the rest are items in it
             target = posixpath.join(head, *parts)
             for candidate in (f"{target}.rs", f"{target}/mod.rs"):
-                if candidate in self.by_path:
-                    return [self.by_path[candidate]]
+                found = self.id_at(candidate)
+                if found is not None:
+                    return [found]
             parts = parts[:-1]
         for candidate in (f"{head}/mod.rs", f"{head}/lib.rs", f"{head}/main.rs"):
-            if candidate in self.by_path:
-                return [self.by_path[candidate]]
+            found = self.id_at(candidate)
+            if found is not None:
+                return [found]
         return []
 
 
-def _nearest(path: str, ids: list[int], files: dict[int, EdgeFile]) -> list[int]:
-    """Of `ids`, those whose path shares the longest directory prefix with `path`."""
+def nearest(path: str, candidates: dict[int, str]) -> list[int]:
+    """The directory tie-break: of the candidates (id -> path), those whose path shares
+    the longest directory prefix with `path`."""
+    mine = path.split("/")[:-1]
+
     def shared(other: str) -> int:
-        a, b = path.split("/")[:-1], other.split("/")[:-1]
+        theirs = other.split("/")[:-1]
         n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
+        while n < min(len(mine), len(theirs)) and mine[n] == theirs[n]:
             n += 1
         return n
-    best = max(shared(files[i].path) for i in ids)
-    return [i for i in ids if shared(files[i].path) == best]
-
-
-def nearest(path: str, ids: list[int], files: dict[int, EdgeFile]) -> list[int]:
-    """The directory tie-break: the candidates nearest `path` in the tree."""
-    return _nearest(path, ids, files) if ids else []
+    if not candidates:
+        return []
+    scores = {i: shared(p) for i, p in candidates.items()}
+    best = max(scores.values())
+    return [i for i, score in scores.items() if score == best]

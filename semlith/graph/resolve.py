@@ -4,32 +4,27 @@ In the issue's order: the binding an import makes; the receiver's type (`self`/`
 and the enclosing class and its bases, a declared or constructed type, what a called
 function is declared to return); the same file; the module a hint names; the files the
 caller imports; the only definition of that name in the language; a directory
-tie-break — otherwise ambiguous, with the candidates. A call whose name the file binds
-to something outside the corpus (an import of the standard library or a dependency, a
-builtin, a receiver of a foreign type) is not an edge.
-
-Statuses: `extracted` — settled inside the caller's file (its own definitions, its
-class); `resolved` — settled across files (imports, types, packages, uniqueness);
-`ambiguous` — several candidates remain.
+tie-break — otherwise ambiguous, with the candidates. A call into something outside
+the corpus is no edge (`outside.py`). Statuses: `extracted` — settled inside the
+caller's file (its own definitions, its class); `resolved` — settled across files
+(imports, types, packages, uniqueness); `ambiguous` — several candidates remain.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from semlith.graph.byname import JAVA_LIKE, PY_BUILTINS, by_name
+from semlith.graph.byname import JAVA_LIKE, by_name
 from semlith.graph.context import FileContext
 from semlith.graph.modules import ModuleMap, family
+from semlith.graph.outside import PY_BUILTIN_TYPES, PY_BUILTINS, Outside, is_literal, made_outside
 from semlith.graph.status import Resolution, Status
-from semlith.ingest.graph.records import Call, Import, ImportKind, LocalKind, QualifierKind
+from semlith.ingest.graph.records import Call, Import, ImportKind, Local, LocalKind, QualifierKind
 from semlith.store.catalog import Catalog
-from semlith.store.edges import GraphDef, definitions_in, definitions_named, edge_files, file_edges
+from semlith.store.edges import GraphDef, definitions_named, definitions_of, edges_of
 
 MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
-
-
-class _Outside(Exception):
-    """The name is bound to something outside the corpus: no edge."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,28 +40,31 @@ class Resolver:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self.modules = ModuleMap(edge_files(catalog))
+        self.modules = ModuleMap(catalog)
         self._contexts: dict[int, FileContext] = {}
         self._named: dict[str, list[GraphDef]] = {}
+        self.candidates: dict[tuple[str, str, bool, bool], list[GraphDef]] = {}  # by_name's
 
     def context(self, file_id: int) -> FileContext:
-        ctx = self._contexts.get(file_id)
-        if ctx is None:
-            ctx = FileContext.build(self.modules.files[file_id], file_edges(self.catalog, file_id),
-                                    definitions_in(self.catalog, file_id))
-            self._contexts[file_id] = ctx
-        return ctx
+        if file_id not in self._contexts:
+            self.preload([file_id])
+        return self._contexts[file_id]
+
+    def preload(self, file_ids: Iterable[int]) -> None:
+        """Know these files (with edges): their rows read together, not one by one."""
+        wanted = [i for i in dict.fromkeys(file_ids) if i not in self._contexts]
+        self.modules.load(wanted)
+        edges, defs = edges_of(self.catalog, wanted), definitions_of(self.catalog, wanted)
+        for i in wanted:
+            self._contexts[i] = FileContext.build(self.modules.file(i), edges[i], defs[i])
 
     def named(self, name: str) -> list[GraphDef]:
-        found = self._named.get(name)
-        if found is None:
-            found = [d for d in definitions_named(self.catalog, name)
-                     if self.modules.by_path.get(d.path) is not None]
-            self._named[name] = found
-        return found
+        if name not in self._named:
+            self._named[name] = self.modules.with_edges(definitions_named(self.catalog, name))
+        return self._named[name]
 
     def file_id(self, path: str) -> int | None:
-        return self.modules.by_path.get(path)
+        return self.modules.id_at(path)
 
     def base_of(self, file_id: int, written: str) -> GraphDef | None:
         """The class a base as written in file `file_id` names, if it is in the corpus."""
@@ -76,7 +74,7 @@ class Resolver:
         """The definition an import of file `file_id` binds to the name `local`."""
         try:
             bound = self._binding(self.context(file_id), local, 0)
-        except _Outside:
+        except Outside:
             return None
         return bound if isinstance(bound, GraphDef) else None
 
@@ -87,7 +85,7 @@ class Resolver:
         ctx = self.context(file_id)
         try:
             found = self._specific(ctx, call)
-        except _Outside:
+        except Outside:
             return None
         if found is not None:
             status = Status.EXTRACTED if found.file_id == file_id else Status.RESOLVED
@@ -115,11 +113,13 @@ class Resolver:
                     found = self._member(typ, call.name, 0)
                     if found is not None:
                         return found
-            raise _Outside  # every base outside the corpus, or no such method in them
+            raise Outside  # every base outside the corpus, or no such method in them
         if q is QualifierKind.MEMBER:
             return self._on_member(ctx, call)
         if q in (QualifierKind.NAME, QualifierKind.MODULE_PATH):
             return self._on_name(ctx, call)
+        if q is QualifierKind.OTHER and is_literal(call.receiver, ctx.file.lang):
+            raise Outside
         return None
 
     def _bare(self, ctx: FileContext, call: Call) -> GraphDef | None:
@@ -155,9 +155,9 @@ class Resolver:
             if found is not None:
                 return found
         if lang == "python" and name in PY_BUILTINS:
-            raise _Outside
+            raise Outside
         if lang in ("python", "go"):  # a name neither defined nor imported: not ours
-            raise _Outside
+            raise Outside
         return None
 
     def _on_member(self, ctx: FileContext, call: Call) -> GraphDef | None:
@@ -167,9 +167,9 @@ class Resolver:
         if not owner or not field or "." in field:
             return None
         typ = self._field_type(ctx, owner, field, 0)
-        if typ is None and ctx.field_type(owner, field) is not None and \
-                ctx.field_type(owner, field).kind is not LocalKind.CALL:  # type: ignore[union-attr]
-            raise _Outside
+        local = ctx.field_type(owner, field)
+        if typ is None and local is not None and self._foreign(ctx, local):
+            raise Outside
         return self._member(typ, call.name, 0) if typ is not None else None
 
     def _field_type(self, ctx: FileContext, owner: str, field: str, depth: int
@@ -194,14 +194,14 @@ class Resolver:
         local = ctx.local_type(call.caller, head) if head == receiver else None
         if local is not None:
             typ = self._local_type(ctx, local.type_name, local.kind, 0)
-            if typ is None and local.kind is not LocalKind.CALL:
-                raise _Outside  # a declared type the corpus does not define (`List<T>`)
+            if typ is None and self._foreign(ctx, local):
+                raise Outside  # a declared type the corpus does not define (`List<T>`)
             return self._member(typ, call.name, 0) if typ is not None else None
         bound = self._value(ctx, receiver, 0)
         if isinstance(bound, _Module):
             found = self._export(list(bound.files), call.name, 0)
             if found is None:
-                raise _Outside
+                raise Outside
             return found
         if bound is not None:
             member = self._member(bound, call.name, 0)
@@ -209,8 +209,13 @@ class Resolver:
                 return member
         elif head == receiver and receiver[:1].isupper() and not any(
                 family(d.lang) == family(ctx.file.lang) for d in self.named(receiver)):
-            raise _Outside  # `String.format`, `Math.max`: a type the corpus does not define
+            raise Outside  # `String.format`, `Math.max`: a type the corpus does not define
+        elif head == receiver and ctx.file.lang == "python" and receiver in PY_BUILTIN_TYPES:
+            raise Outside  # `object.__repr__(self)`, `dict.fromkeys(...)`
         return None
+
+    def _foreign(self, ctx: FileContext, local: Local) -> bool:
+        return made_outside(local, ctx.file.lang, lambda name: self._value(ctx, name, 0))
 
     # -- names, types, members -----------------------------------------------------------
 
@@ -248,7 +253,7 @@ class Resolver:
         return bound
 
     def _binding(self, ctx: FileContext, name: str, depth: int) -> _Bound | None:
-        """What the file's import binding `name` refers to; _Outside for a module
+        """What the file's import binding `name` refers to; Outside for a module
         outside the corpus; None when the file binds no such name."""
         imp = ctx.bindings.get(name)
         if imp is None:
@@ -259,7 +264,7 @@ class Resolver:
                 sub = self.modules.resolve(ctx.file.id, f"{imp.module}.{imp.name}")
                 if sub:
                     return _Module(tuple(sub))
-            raise _Outside
+            raise Outside
         return self._imported(ctx, imp, files, depth)
 
     def _imported(self, ctx: FileContext, imp: Import, files: list[int], depth: int
@@ -285,7 +290,7 @@ class Resolver:
         if found is not None:
             return found
         for file_id in module.files:  # `pkg.sub` where pkg's __init__ does not bind sub
-            f = self.modules.files[file_id]
+            f = self.modules.file(file_id)
             if f.lang == "python" and f.path.endswith("__init__.py"):
                 sub = self.modules.resolve(file_id, f".{name}")
                 if sub:
@@ -306,7 +311,7 @@ class Resolver:
             ctx = self.context(file_id)
             try:
                 bound = self._binding(ctx, name, depth + 1)
-            except _Outside:
+            except Outside:
                 continue
             if isinstance(bound, GraphDef):
                 return bound
@@ -337,14 +342,14 @@ class Resolver:
             return None
         try:
             bound = self._value(ctx, text, depth)
-        except _Outside:
+        except Outside:
             return None
         if isinstance(bound, GraphDef):
             return bound
         if bound is None and "." not in text:
             candidates = [d for d in self.named(text) if d.qualname == d.name
                           and family(d.lang) == family(ctx.file.lang) and
-                          self.context(self.modules.by_path[d.path]).type_named(d.qualname)]
+                          self.context(d.file_id).type_named(d.qualname)]
             if len(candidates) == 1:
                 return candidates[0]
         return None
@@ -357,7 +362,7 @@ class Resolver:
         text = type_name.replace("::", ".")
         try:
             made = self._value(ctx, text, depth)
-        except _Outside:
+        except Outside:
             return None
         if not isinstance(made, GraphDef):
             return None

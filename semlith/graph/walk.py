@@ -72,8 +72,8 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
     if not parts:
         raise ValueError("the symbol name is empty")
     simple, wanted = parts[-1], ".".join(parts)
-    rows = [d for d in definitions_selected(resolver.catalog, simple, sel.where, sel.params)
-            if resolver.file_id(d.path) is not None]
+    rows = resolver.modules.with_edges(
+        definitions_selected(resolver.catalog, simple, sel.where, sel.params))
     if len(parts) > 1:
         rows = [d for d in rows if d.qualname == wanted or d.qualname.endswith("." + wanted)
                 or _owner_matches(resolver, d, parts[-2])]
@@ -87,8 +87,8 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
 
 def _owner_matches(resolver: Resolver, d: GraphDef, owner: str) -> bool:
     """A Go method (qualname `Send`) belongs to `owner` through its receiver."""
-    file_id = resolver.file_id(d.path)
-    return file_id is not None and resolver.context(file_id).owner.get(d.qualname) == owner
+    return resolver.modules.get(d.file_id) is not None and \
+        resolver.context(d.file_id).owner.get(d.qualname) == owner
 
 
 def no_definition(resolver: Resolver, name: str, sel: Selection) -> str:
@@ -118,9 +118,13 @@ def callers_of(resolver: Resolver, target: GraphDef
     every call that may mean `target`."""
     found = []
     lang = family(target.lang)
-    files = resolver.modules.files
-    for site in calls_named(resolver.catalog, [target.name]):
-        if site.file_id not in files or family(files[site.file_id].lang) != lang:
+    sites = calls_named(resolver.catalog, [target.name])
+    resolver.modules.load(s.file_id for s in sites)
+    resolver.preload(s.file_id for s in sites if (f := resolver.modules.get(s.file_id))
+                     and family(f.lang) == lang)  # each is resolved below
+    for site in sites:
+        f = resolver.modules.get(site.file_id)
+        if f is None or family(f.lang) != lang:
             continue  # a call in another language never means it (and costs a parse)
         res = resolver.resolve(site.file_id, site.call)
         if res is None or not any(_key(t) == _key(target) for t in res.targets):
@@ -192,7 +196,7 @@ def other_neighbours(store: str, resolver: Resolver, target: GraphDef, kinds: Se
             base = resolver.base_of(other, inh.parent)
             if base is not None and _key(base) == _key(target):
                 child = resolver.context(other).type_named(inh.child)
-                before.add(_edge(store, child, resolver.modules.files[other].path, inh.line,
+                before.add(_edge(store, child, resolver.modules.file(other).path, inh.line,
                                  "inherits", Status.RESOLVED))
         for inh in ctx.edges.inherits:
             if inh.child == target.qualname:
@@ -214,8 +218,8 @@ def other_neighbours(store: str, resolver: Resolver, target: GraphDef, kinds: Se
         for other, imp in imports_named(resolver.catalog, target.name):
             bound = resolver.imported(other, imp.alias or imp.name)
             if bound is not None and _key(bound) == _key(target):
-                before.add(GraphEdge(store, "<module>", resolver.modules.files[other].path, 1,
-                                     1, imp.line, resolver.modules.files[other].path,
+                before.add(GraphEdge(store, "<module>", resolver.modules.file(other).path, 1,
+                                     1, imp.line, resolver.modules.file(other).path,
                                      "imports", str(Status.RESOLVED)))
 
 

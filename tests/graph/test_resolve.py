@@ -79,7 +79,8 @@ EXPECTED: dict[str, dict[tuple[str, int, str], tuple[str, str, Status] | None]] 
 def resolutions(store: Store) -> dict[tuple[str, int, str], tuple[str, str, Status] | None]:
     resolver = Resolver(store.catalog)
     found: dict[tuple[str, int, str], tuple[str, str, Status] | None] = {}
-    for file_id, f in resolver.modules.files.items():
+    for f in resolver.modules.all_files():
+        file_id = f.id
         for call in file_edges(store.catalog, file_id).calls:
             written = f"{call.receiver}.{call.name}" if call.receiver else call.name
             res = resolver.resolve(file_id, call)

@@ -1,0 +1,45 @@
+"""What a call can name that is not the corpus's (issue #22): whatever an import from
+outside binds, Python's builtins, a literal's methods, an object a class from outside
+made. Such a call is no edge, rather than an ambiguous one."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable
+
+from semlith.graph.modules import family
+from semlith.ingest.graph.records import Local, LocalKind
+
+PY_BUILTINS = frozenset(dir(builtins))
+# Builtin classes as receivers (`object.__repr__(self)`, `dict.fromkeys`): never the
+# corpus's, unless the file binds the name itself.
+PY_BUILTIN_TYPES = frozenset(n for n in PY_BUILTINS if isinstance(getattr(builtins, n), type)
+                             and n[:1].islower()) - {"type", "property", "super"}
+_LITERAL = re.compile(r"""(?i:[rbuf]{0,2})["'`]|[\[{]""")
+
+
+class Outside(Exception):
+    """The name is bound to something outside the corpus: no edge."""
+
+
+def is_literal(receiver: str, lang: str) -> bool:
+    """A Python or JS literal as the receiver (`"".join`, `{...}.get`, `[].slice`):
+    its methods are the language's."""
+    return family(lang) in ("python", "js") and _LITERAL.match(receiver) is not None
+
+
+def made_outside(local: Local, lang: str, value: Callable[[str], object]) -> bool:
+    """Whether a binding whose type the corpus does not define holds something from
+    outside it: a declared type, or (Python) a class an import from outside made
+    (`_cv = ContextVar(...)`, `self._pool = httpcore.ConnectionPool(...)`); `value`
+    looks a name up in the file and raises Outside for such an import."""
+    if local.kind is not LocalKind.CALL:
+        return True
+    if lang != "python" or not local.type_name.rsplit(".", 1)[-1][:1].isupper():
+        return False  # a function's result may be anything (`copy.copy(self)`)
+    try:
+        value(local.type_name)
+    except Outside:
+        return True
+    return False

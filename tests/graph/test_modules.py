@@ -1,0 +1,128 @@
+"""The module map looked up on demand (issue #22): the files an import names are found
+through indexed queries on the path, so a question loads what it touches, a moved file
+is found where it now is, and Python module names keep their package rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from semlith.graph import answers
+from semlith.graph.resolve import Resolver
+from semlith.indexer import Indexer
+from semlith.settings import Settings
+from semlith.store import Store
+from semlith.store.edges import FOLDER_NAME_SQL, FOLDER_SQL, NAME_SQL, file_edges
+from semlith.types import Filters
+from tests.conftest import HashEmbedder
+
+FILES = {
+    "src/shop/__init__.py": "from .models import Cart\n",
+    "src/shop/models.py": "import logging\n\n\nclass Cart:\n    def add(self):\n"
+                          "        logging.info('x')\n",
+    "src/shop/logging.py": "def info(message):\n    pass\n",
+    "tools/models.py": "def helper():\n    pass\n",
+    "app.py": "from shop import Cart\nimport models\n\n\ndef main():\n    Cart().add()\n"
+              "    models.helper()\n",
+    "go/shop/cart.go": "package shop\n\nfunc Total() int { return 1 }\n",
+    "go/main.go": 'package main\n\nimport "example.com/acme/shop"\n\n'
+                  "func main() { shop.Total() }\n",
+}
+
+
+def build(root: Path, files: dict[str, str]) -> Store:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    embedder = HashEmbedder()
+    store = Store.create(root / ".semlith", model=embedder.name, dim=embedder.dim,
+                         settings=Settings.load(home=root.parent / "home"), root=root)
+    Indexer(store, root, lambda: embedder).run()
+    return store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = build(tmp_path / "repo", FILES)
+    yield opened
+    opened.close()
+
+
+def callees(store: Store, path: str) -> dict[str, str | None]:
+    """written call -> the path of the definition it settles on (None: no edge)."""
+    resolver = Resolver(store.catalog)
+    file_id = resolver.file_id(path)
+    assert file_id is not None
+    out: dict[str, str | None] = {}
+    for call in file_edges(store.catalog, file_id).calls:
+        res = resolver.resolve(file_id, call)
+        written = f"{call.receiver}.{call.name}" if call.receiver else call.name
+        out[written] = res.targets[0].path if res is not None and res.settled else None
+    return out
+
+
+@pytest.mark.parametrize(("expression", "index"), [
+    (FOLDER_SQL, "files_folder"), (NAME_SQL, "files_name"),
+    (FOLDER_NAME_SQL, "files_folder_name")])
+def test_module_lookups_are_indexed(store: Store, expression: str, index: str) -> None:
+    plan = store.catalog.db.execute(
+        f"EXPLAIN QUERY PLAN SELECT f.id FROM files f WHERE {expression} = ?", ("x",)
+    ).fetchall()
+    assert any(f"USING INDEX {index} " in str(row[-1]) for row in plan), plan
+
+
+def test_python_modules_keep_the_package_rule(store: Store) -> None:
+    resolver = Resolver(store.catalog)
+    models = resolver.file_id("src/shop/models.py")
+    assert models is not None
+    paths = {module: [resolver.modules.file(i).path for i in
+                      resolver.modules.resolve(models, module)]
+             for module in ("shop", "shop.models", "shop.logging", "logging", "models",
+                            ".logging", "shop.absent")}
+    assert paths == {"shop": ["src/shop/__init__.py"], "shop.models": ["src/shop/models.py"],
+                     "shop.logging": ["src/shop/logging.py"],
+                     "logging": [],  # the standard library, not the package's own module
+                     "models": ["tools/models.py"], ".logging": ["src/shop/logging.py"],
+                     "shop.absent": []}
+    assert callees(store, "src/shop/models.py") == {"logging.info": None}
+    assert callees(store, "app.py") == {"Cart": "src/shop/models.py",  # a re-export
+                                        "Cart().add": None,
+                                        "models.helper": "tools/models.py"}
+
+
+def test_go_import_paths_name_the_folder_by_its_suffix(store: Store) -> None:
+    assert callees(store, "go/main.go") == {"shop.Total": "go/shop/cart.go"}
+
+
+def test_a_question_loads_the_files_it_touches_not_the_corpus(tmp_path: Path) -> None:
+    files = dict(FILES)
+    for n in range(30):  # files no question below touches
+        files[f"other/m{n}.py"] = f"def unrelated_{n}():\n    pass\n"
+    opened = build(tmp_path / "repo", files)
+    try:
+        answer = answers.neighbors([("s", opened)], "helper", kinds=("calls",),
+                                   filters=Filters(), all_edges=False, budget=1000)
+        assert [(e.name, e.site) for e in answer.callers] == [("main", "app.py")]
+        resolver = answers.resolver_of(opened.catalog)
+        assert 0 < resolver.modules.loaded <= 6
+        assert len(resolver.modules.all_files()) == len(files)
+    finally:
+        opened.close()
+
+
+def test_a_moved_module_is_found_where_it_now_is(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    opened = build(root, FILES)
+    try:
+        assert callees(opened, "app.py")["models.helper"] == "tools/models.py"
+        before = Resolver(opened.catalog).file_id("tools/models.py")
+        (root / "lib").mkdir()
+        (root / "tools" / "models.py").rename(root / "lib" / "models.py")
+        Indexer(opened, root, HashEmbedder).run()
+        # the same row renamed (its edges kept): the path indexes follow the rename
+        assert Resolver(opened.catalog).file_id("lib/models.py") == before
+        assert callees(opened, "app.py")["models.helper"] == "lib/models.py"
+    finally:
+        opened.close()
