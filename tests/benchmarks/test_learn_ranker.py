@@ -16,7 +16,7 @@ from semlith.ranking.select import order
 from semlith.types import ChunkRecord
 from semlith.weights import Weights
 
-_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
+_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
 _spec = importlib.util.spec_from_file_location("learn_ranker", _DIR / "learn_ranker.py")
 assert _spec is not None and _spec.loader is not None
 bench = importlib.util.module_from_spec(_spec)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval.py"
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval.py"
 _spec = importlib.util.spec_from_file_location("retrieval_benchmark", _PATH)
 assert _spec is not None and _spec.loader is not None
 retrieval = importlib.util.module_from_spec(_spec)

@@ -12,7 +12,7 @@ import pytest
 from semlith.settings import Settings
 from tests.cli_util import run
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol", "kind",
             "relevance"}  # #23 added relevance; the first eight are the original contract
 

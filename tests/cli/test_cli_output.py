@@ -12,8 +12,8 @@ import pytest
 from semlith.cli import main
 from semlith.cli.colour import wanted
 from semlith.ranking.relevance import calibrated, relevances
+from tests.cli.test_grep import tree  # noqa: F401 - the indexed sample, as grep's tests use it
 from tests.cli_util import run
-from tests.test_grep import tree  # noqa: F401 - the indexed sample, as grep's tests use it
 
 ESC = "\x1b["
 

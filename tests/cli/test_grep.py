@@ -23,7 +23,7 @@ from tests.ingest.test_secrets import assert_nothing_leaks
 from tests.secret_fixtures import fakes, write_secret_tree
 from tests.server.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 PATTERNS = [("retry", False), ("def ", False), ("(", False), (r"\bclass\s+\w+", True),
             (r"^\s*(import|from)\b", True), (r"[Tt]oken", True)]
 
