@@ -64,11 +64,16 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
     return _noted("\n".join(out), note)
 
 
-def matches(found: Matches, max_tokens: int) -> str:
+def matches(found: Matches, max_tokens: int, files_only: bool = False) -> str:
     """`path:line:text` per matching line, grouped by file, each definition's first
-    matches under a `path=N=kind name` line, within `max_tokens`."""
+    matches under a `path=N=kind name` line, within `max_tokens`; with `files_only`,
+    the paths of the files that match (as `rg -l`)."""
     if not found.files:
         return _noted("No line matches.", "; ".join(found.notes))
+    if files_only:
+        multi = len(found.stores) > 1
+        return _listed([name if multi else name.split(":", 1)[1] for name in found.files],
+                       max_tokens, found.more, found.notes)
     kept: list[str] = []
     used = shown = 0
     for row in rows(found.matches, multi_store=len(found.stores) > 1):
@@ -84,6 +89,29 @@ def matches(found: Matches, max_tokens: int) -> str:
     notes = [*found.notes, *([f"{more} (raise max_tokens or narrow path/ext)"]
                              if more else [])]
     return _noted("\n".join(kept), "; ".join(notes))
+
+
+def files(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
+    """The paths of the files the hits are in, best first, one a line."""
+    if not hits:
+        return _noted("Nothing relevant found.", note)
+    paths = [f"{h.store}:{h.path}" if multi_store else h.path for h in hits]
+    return _listed(list(dict.fromkeys(paths)), max_tokens, "", [note] if note else [])
+
+
+def _listed(names: list[str], max_tokens: int, more: str, notes: Sequence[str]) -> str:
+    """One name a line until the budget is spent, and a line saying how many were left."""
+    kept: list[str] = []
+    used = 0
+    for name in names:
+        used += _tokens(name)
+        if used > max_tokens:
+            break
+        kept.append(escape_name(name))
+    left = len(names) - len(kept)
+    tail = ", and ".join(filter(None, [f"{left} more files" if left else "", more]))
+    return _noted("\n".join(kept), "; ".join([*notes, *([f"{tail} (raise max_tokens or "
+                                                        "narrow path/ext)"] if tail else [])]))
 
 
 def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:

@@ -214,24 +214,28 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
         ext: list[str] = [],  # noqa: B006 - pydantic copies defaults
         lang: list[str] = [],  # noqa: B006
         stores: Stores = [],  # noqa: B006
-        format: Literal["locate", "excerpt"] = "locate",
+        format: Literal["locate", "excerpt", "files"] = "locate",
         max_tokens: Annotated[int, Field(ge=100, le=20000)] = 2000,
         mode: Literal["meaning", "exact", "regex"] = "meaning",
+        context: Annotated[int, Field(ge=0, le=10)] = 0,
     ) -> str:
         """Find the code or docs that answer a question. locate: one line per hit,
-        grouped by file; excerpt: hit text. mode exact/regex: the matching lines
-        (path:line:text), each definition's first under path=N=kind name. Then
-        semlith_read the lines you need."""
+        grouped by file; excerpt: hit text; files: paths only. mode exact/regex: the
+        matching lines (path:line:text) with `context` lines either side, each
+        definition's first under path=N=kind name. Then semlith_read the lines you need."""
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
         if mode != "meaning":
-            found = await call(library.grep, query, regex=mode == "regex", filters=filters,
+            found = await call(library.grep, query, regex=mode == "regex", context=context,
+                               files_only=format == "files", filters=filters,
                                scope=await scope_of(ctx, stores))
-            return answers.matches(found, max_tokens)
+            return answers.matches(found, max_tokens, files_only=format == "files")
         answer = await call(library.search, query, k=k, filters=filters,
                             scope=await scope_of(ctx, stores))
         multi, note = len(answer.stores) > 1, "; ".join(answer.notes)
         if format == "excerpt":
             return answers.excerpts(answer.hits, max_tokens, multi, note)
+        if format == "files":
+            return answers.files(answer.hits, max_tokens, multi, note)
         return answers.locate(answer.hits, query, max_tokens, multi, note)
 
     @mcp.tool(READ_ONLY)

@@ -298,6 +298,27 @@ def test_semlith_search_exact_and_regex_modes(served: Served) -> None:  # noqa: 
     assert failed and "refused" in text and "\n" not in text
 
 
+def test_semlith_search_exact_mode_takes_context_and_a_files_format(
+        served: Served) -> None:  # noqa: F811
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "class RetryPolicy", "mode": "exact", "context": 1})
+    lines = text.splitlines()
+    assert not failed and "net/retry.py:7:class RetryPolicy:" in lines
+    assert any(line.startswith("net/retry.py-8-") for line in lines)  # rg's context line
+    assert any(line.startswith("net/retry.py-6-") for line in lines)
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": r"def \w+\(", "mode": "regex", "format": "files"})
+    paths = text.splitlines()
+    assert not failed and "net/retry.py" in paths and all(":" not in p for p in paths)
+    assert len(paths) == len(set(paths))
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "retry delay", "format": "files"})
+    assert not failed and text.splitlines()[0].endswith(".py")
+    text, failed = _call_tool(served, "semlith_search",
+                              {"query": "class RetryPolicy", "mode": "exact", "context": 11})
+    assert not failed and "context" in text.splitlines()[-1]  # clamped to 10, and said
+
+
 def test_semlith_search_exact_mode_stays_within_max_tokens(served: Served) -> None:  # noqa: F811
     text, failed = _call_tool(served, "semlith_search",
                               {"query": "e", "mode": "exact", "max_tokens": 100})

@@ -123,7 +123,7 @@ def test_k_out_of_range_is_clamped_with_a_note(served: Served, k: int, used: int
     ("semlith_search", {"query": "retry", "path": 5},
      "semlith_search: path must be a list of strings (or one), not 5"),
     ("semlith_search", {"query": "retry", "format": "all"},
-     'semlith_search: format must be one of "locate", "excerpt", not "all"'),
+     'semlith_search: format must be one of "locate", "excerpt", "files", not "all"'),
     ("semlith_read", {"target": "x", "include_image": "maybe"},
      'semlith_read: include_image must be true or false, not "maybe"'),
     ("semlith_symbol", {}, "semlith_symbol needs the argument name (a string)"),
