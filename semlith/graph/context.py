@@ -30,6 +30,7 @@ class FileContext:
     bases: dict[str, list[str]] = field(default_factory=dict)
     locals: dict[tuple[str, str], list[Local]] = field(default_factory=dict)
     returns: dict[str, str] = field(default_factory=dict)  # function qualname -> type
+    scope_parent: dict[str, str] = field(default_factory=dict)  # qualname -> enclosing one
 
     @classmethod
     def build(cls, file: EdgeFile, edges: FileEdges, defs: list[GraphDef]) -> FileContext:
@@ -51,6 +52,8 @@ class FileContext:
                         members[c.parent].setdefault(d.name, d)
                         ctx.owner[c.child] = c.parent
         ctx.members = dict(members)
+        ctx.scope_parent = {c.child: c.parent for c in edges.contains
+                            if c.parent == MODULE or c.child.startswith(f"{c.parent}.")}
         for imp in edges.imports:
             if imp.kind is ImportKind.SIDE_EFFECT:
                 continue

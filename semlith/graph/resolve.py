@@ -130,7 +130,9 @@ class Resolver:
             if (inner and ctx.owner.get(inner[0].qualname) is None) or \
                     (inner and ctx.type_named(scope) is None):
                 return inner[0]
-            scope = scope.rsplit(".", 1)[0] if "." in scope else ""
+            # up to the enclosing definition: from `proto.m` to the module, not to `proto`
+            scope = ctx.scope_parent.get(scope) or (scope.rsplit(".", 1)[0]
+                                                    if "." in scope else "")
         if lang in JAVA_LIKE or lang == "ruby":  # a bare call is a call on `this`
             owner = ctx.enclosing_type(call.caller)
             found = self._member_of(ctx, owner, name) if owner else None

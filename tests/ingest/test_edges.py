@@ -250,3 +250,19 @@ def test_containment_follows_the_chunkers_qualnames() -> None:
     assert {c.child for c in edges.contains} == qualnames
     assert ("net.S", "net.S.send") in {(c.parent, c.child) for c in edges.contains}
     assert {c.parent for c in edges.contains if c.child == "net"} == {MODULE}
+
+
+def test_a_member_assigned_to_an_object_is_named_as_the_chunker_names_it() -> None:
+    # `proto.handle = function` is `proto.handle` (#21's qualifier): its calls' caller and
+    # its containment record say so, and the record's line is its own, not its comment's
+    from semlith.ingest.chunk import chunk_file
+
+    js = resolve_language("javascript")
+    text = ("var proto = {};\n\n/**\n * Handle it.\n */\n\n"
+            "proto.handle = function handle(req) {\n  return this.next(req);\n};\n")
+    qualnames = {s.qualname for s in chunk_file(text, js).symbols}
+    edges = extract_edges(text, js)
+    assert qualnames == {"proto.handle"}
+    assert [(c.parent, c.child, c.line) for c in edges.contains] == [
+        (MODULE, "proto.handle", 7)]
+    assert [(c.name, c.caller) for c in edges.calls] == [("next", "proto.handle")]

@@ -79,7 +79,7 @@ def edge_query(grammar: str) -> Any:
 
 # Bump when the extraction changes what it records for an unchanged query: a store then
 # extracts every file's edges again on its next run (no re-embedding).
-EXTRACTOR_REVISION = 2
+EXTRACTOR_REVISION = 3
 
 
 @functools.cache

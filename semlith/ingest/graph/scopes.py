@@ -28,7 +28,8 @@ class Scopes:
             (root, -1, "") for root in reversed(nest(definitions))]
         while stack:  # preorder, so `starts` stays sorted (nest keeps source order)
             d, parent, prefix = stack.pop()
-            qualname = f"{prefix}.{d.name}" if prefix else d.name
+            # `proto.handle = function () {}` is `proto.handle`, as the chunker names it
+            qualname = f"{prefix}.{d.qualified_name}" if prefix else d.qualified_name
             self.contains.append(Contain(self.qualname(parent), qualname, d.kind, d.def_line))
             index = len(self.starts)
             self.starts.append(d.span[0])
