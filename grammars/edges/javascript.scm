@@ -56,6 +56,15 @@
 (class name: (identifier) @child
   (class_heritage [(identifier) (member_expression)] @inherit.extends))
 
+; Methods of an object literal bound to a name: `const api = { get() {} }`, `module.exports
+; = { get() {} }`, `export default { get() {} }`; the name owns them (it is their `this`).
+(variable_declarator name: (identifier) @type
+  value: (object (method_definition name: (property_identifier) @name))) @owner
+(assignment_expression left: [(identifier) (member_expression)] @type
+  right: (object (method_definition name: (property_identifier) @name))) @owner
+(export_statement "default" @type
+  value: (object (method_definition name: (property_identifier) @name))) @owner
+
 ; Locals and fields: `const x = new Foo()`, `const x = make()`, `this.x = new Foo()`,
 ; `this.x = make()`, `x = new Foo()` in a class.
 (variable_declarator name: (identifier) @name

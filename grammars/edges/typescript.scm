@@ -68,6 +68,15 @@
 (interface_declaration name: (type_identifier) @child
   (extends_type_clause type: (generic_type name: (_) @inherit.extends)))
 
+; Methods of an object literal bound to a name: `const api = { get() {} }`, `module.exports
+; = { get() {} }`, `export default { get() {} }`; the name owns them (it is their `this`).
+(variable_declarator name: (identifier) @type
+  value: (object (method_definition name: (property_identifier) @name))) @owner
+(assignment_expression left: [(identifier) (member_expression)] @type
+  right: (object (method_definition name: (property_identifier) @name))) @owner
+(export_statement "default" @type
+  value: (object (method_definition name: (property_identifier) @name))) @owner
+
 ; Locals: `const x = new Foo()`, `const x = make()`, `let x: Foo`, annotated parameters;
 ; fields: `this.x = new Foo()`, `this.x = make()`, `private x: Foo`, `x = new Foo()` in a
 ; class, `constructor(private x: Foo)`.

@@ -30,6 +30,11 @@ class FileContext:
     bases: dict[str, list[str]] = field(default_factory=dict)
     locals: dict[tuple[str, str], list[Local]] = field(default_factory=dict)
     returns: dict[str, str] = field(default_factory=dict)  # function qualname -> type
+    # JS members of objects (`app.set = function`, `View.prototype.lookup =`, `api = {
+    # get() {} }`): the object as written -> its members by name; a member's qualname ->
+    # its definitions with their objects
+    objects: dict[str, dict[str, GraphDef]] = field(default_factory=dict)
+    assigned: dict[str, list[tuple[GraphDef, str]]] = field(default_factory=dict)
     scope_parent: dict[str, str] = field(default_factory=dict)  # qualname -> enclosing one
 
     @classmethod
@@ -52,8 +57,7 @@ class FileContext:
                         members[c.parent].setdefault(d.name, d)
                         ctx.owner[c.child] = c.parent
         ctx.members = dict(members)
-        ctx.scope_parent = {c.child: c.parent for c in edges.contains
-                            if c.parent == MODULE or c.child.startswith(f"{c.parent}.")}
+        ctx._assigned_members(by_qualname)
         for imp in edges.imports:
             if imp.kind is ImportKind.SIDE_EFFECT:
                 continue
@@ -75,6 +79,49 @@ class FileContext:
                 locals_[(loc.scope, loc.name)].append(loc)
         ctx.locals = dict(locals_)
         return ctx
+
+    def _assigned_members(self, by_qualname: dict[str, list[GraphDef]]) -> None:
+        """JS members of objects that are not classes: a member whose qualname is not its
+        parent's plus its name was assigned to an object (`proto.handle` at top level);
+        one a name owns that is not a prefix of it is an object literal's (`api = { get()
+        {} }`, the edge query's `@owner`). Two literals' `get` share a qualname: each is
+        told apart by the line of its record."""
+        objects: dict[str, dict[str, GraphDef]] = defaultdict(dict)
+        for c in self.edges.contains:
+            nesting = c.parent == MODULE or c.child.startswith(f"{c.parent}.")
+            if nesting:
+                self.scope_parent[c.child] = c.parent
+            if c.kind != "method" or (not nesting and self.type_named(c.parent) is not None):
+                continue  # a Go method's record: its type owns it
+            for d in by_qualname.get(c.child, []):
+                if d.kind != "method" or not d.start_line <= c.line <= d.end_line:
+                    continue
+                if not nesting:
+                    obj = c.parent
+                elif c.child != (d.name if c.parent == MODULE else f"{c.parent}.{d.name}"):
+                    obj = c.child[: -len(d.name) - 1]
+                else:
+                    continue  # a class's method, or a function nested in a function
+                objects[obj].setdefault(d.name, d)
+                self.assigned.setdefault(c.child, []).append((d, obj))
+        self.objects = dict(objects)
+
+    def this_object(self, caller: str, line: int) -> str:
+        """The object `this` is at `line` in JS definition `caller` when that is not a
+        class's method: the object it was assigned to or is a literal method of, or a
+        constructor function with prototype members (`function View() {}` beside
+        `View.prototype.lookup = ...`); else ""."""
+        for d, obj in self.assigned.get(caller, ()):
+            if d.start_line <= line <= d.end_line:
+                return obj
+        if caller in self.objects and any(d.kind == "function"
+                                          for d in self.by_qualname.get(caller, [])):
+            return caller
+        return ""
+
+    def object_member(self, obj: str, name: str) -> GraphDef | None:
+        """Member `name` of the JS object `obj` (`objects`) when this file defines it."""
+        return self.objects.get(obj, {}).get(name)
 
     def top(self, name: str) -> GraphDef | None:
         """The top-level definition `name` of this file that a bare name can mean."""

@@ -100,7 +100,10 @@ class Resolver:
             owner = ctx.enclosing_type(call.caller)
             if call.receiver in ("Self", "static", "self::") and not owner:
                 return None
-            return self._member_of(ctx, owner, call.name) if owner else None
+            if owner:
+                return self._member_of(ctx, owner, call.name)
+            # `proto.m = function () { this.n() }`: the object's own `n`
+            return ctx.object_member(ctx.this_object(call.caller, call.line), call.name)
         if q is QualifierKind.SUPER:
             owner = ctx.enclosing_type(call.caller)
             if not owner:
@@ -199,6 +202,10 @@ class Resolver:
             if typ is None and self._foreign(ctx, local):
                 raise Outside  # a declared type the corpus does not define (`List<T>`)
             return self._member(typ, call.name, 0) if typ is not None else None
+        unbound = head == receiver and ctx.top(head) is None and head not in ctx.bindings
+        found = ctx.object_member(receiver, call.name) if unbound else None
+        if found is not None:  # `app.set()` beside `app.set = function`
+            return found
         bound = self._value(ctx, receiver, 0)
         if isinstance(bound, _Module):
             found = self._export(list(bound.files), call.name, 0)
