@@ -209,8 +209,9 @@ class Resolver:
         bound = self._value(ctx, receiver, 0)
         if isinstance(bound, _Module):
             found = self._export(list(bound.files), call.name, 0)
-            if found is None:
-                raise Outside
+            if found is None and not any(call.name in members for f in bound.files
+                                         for members in self.context(f).objects.values()):
+                raise Outside  # else `proto.init()`, proto an `app` whose `app.init = ...`
             return found
         if bound is not None:
             member = self._member(bound, call.name, 0)

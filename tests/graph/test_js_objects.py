@@ -40,6 +40,14 @@ function helper() {
   return 1;
 }
 """,
+    "lib/express.js": """var proto = require('./app');
+
+function createApplication() {
+  return proto.init();
+}
+
+module.exports = createApplication;
+""",
     "lib/response.js": """var http = require('node:http');
 var vary = require('vary');
 var res = Object.create(http.ServerResponse.prototype);
@@ -174,3 +182,9 @@ def test_this_in_object_literal_methods(store: Store) -> None:
     assert found[("this.request", 12)] in (None, ("", 0, Status.AMBIGUOUS))
     ts = resolved(store, "src/store.ts")
     assert ts[("this.size", 3)] == ("size", 5, here)
+
+
+def test_a_member_of_the_object_another_module_assigns_to_is_an_edge(store: Store) -> None:
+    # `proto.init()`, proto being app.js's `app`: not a call out of the corpus
+    found = resolved(store, "lib/express.js")
+    assert found[("proto.init", 4)] == ("app.init", 3, Status.RESOLVED)
