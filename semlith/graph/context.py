@@ -7,7 +7,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from semlith.ingest.definitions import METHOD_OWNERS
-from semlith.ingest.graph.records import MODULE, FileEdges, Import, ImportKind, Local, LocalKind
+from semlith.ingest.graph.records import (
+    MODULE,
+    Call,
+    FileEdges,
+    Import,
+    ImportKind,
+    Local,
+    LocalKind,
+)
 from semlith.store.edges import EdgeFile, GraphDef
 
 # Kinds a bare name can call: not methods (a Go method's qualname is its bare name).
@@ -119,9 +127,40 @@ class FileContext:
             return caller
         return ""
 
+    def default_export(self, local: str) -> GraphDef | None:
+        """What a JS default import of this file binds: the definition named as the
+        importer names it, else the file's one top-level class or function."""
+        top = self.top(local)
+        if top is not None:
+            return top
+        tops = [d for d in self.defs if d.qualname == d.name and d.kind in
+                ("class", "function")]
+        return tops[0] if len(tops) == 1 else None
+
+    def this_member(self, call: Call) -> GraphDef | None:
+        """`this.n()` in JS outside a class: `proto.n` inside `proto.m = function`."""
+        return self.object_member(self.this_object(call.caller, call.line), call.name)
+
     def object_member(self, obj: str, name: str) -> GraphDef | None:
-        """Member `name` of the JS object `obj` (`objects`) when this file defines it."""
+        """Member `name` of the JS object `obj` (`objects`) when this file defines it:
+        `this.n()` in `proto.m = function` is `proto.n`, never another object's `n`."""
         return self.objects.get(obj, {}).get(name)
+
+    def named_object_member(self, obj: str, name: str) -> GraphDef | None:
+        """`obj.name` written in this file, `obj` an object it assigns members to and not
+        a definition or an import of the file."""
+        if self.top(obj) is not None or obj in self.bindings:
+            return None
+        return self.object_member(obj, name)
+
+    def has_object_member(self, name: str) -> bool:
+        """Whether this file assigns a member `name` to some object (`app.init = ...`)."""
+        return any(name in members for members in self.objects.values())
+
+    def parent_scope(self, scope: str) -> str:
+        """The definition around `scope`: from `proto.m` the module, not `proto`."""
+        return self.scope_parent.get(scope) or (scope.rsplit(".", 1)[0] if "." in scope
+                                                else "")
 
     def top(self, name: str) -> GraphDef | None:
         """The top-level definition `name` of this file that a bare name can mean."""

@@ -100,10 +100,7 @@ class Resolver:
             owner = ctx.enclosing_type(call.caller)
             if call.receiver in ("Self", "static", "self::") and not owner:
                 return None
-            if owner:
-                return self._member_of(ctx, owner, call.name)
-            # `proto.m = function () { this.n() }`: the object's own `n`
-            return ctx.object_member(ctx.this_object(call.caller, call.line), call.name)
+            return self._member_of(ctx, owner, call.name) if owner else ctx.this_member(call)
         if q is QualifierKind.SUPER:
             owner = ctx.enclosing_type(call.caller)
             if not owner:
@@ -133,9 +130,7 @@ class Resolver:
             if (inner and ctx.owner.get(inner[0].qualname) is None) or \
                     (inner and ctx.type_named(scope) is None):
                 return inner[0]
-            # up to the enclosing definition: from `proto.m` to the module, not to `proto`
-            scope = ctx.scope_parent.get(scope) or (scope.rsplit(".", 1)[0]
-                                                    if "." in scope else "")
+            scope = ctx.parent_scope(scope)
         if lang in JAVA_LIKE or lang == "ruby":  # a bare call is a call on `this`
             owner = ctx.enclosing_type(call.caller)
             found = self._member_of(ctx, owner, name) if owner else None
@@ -202,15 +197,13 @@ class Resolver:
             if typ is None and self._foreign(ctx, local):
                 raise Outside  # a declared type the corpus does not define (`List<T>`)
             return self._member(typ, call.name, 0) if typ is not None else None
-        unbound = head == receiver and ctx.top(head) is None and head not in ctx.bindings
-        found = ctx.object_member(receiver, call.name) if unbound else None
-        if found is not None:  # `app.set()` beside `app.set = function`
-            return found
+        if head == receiver and (found := ctx.named_object_member(head, call.name)):
+            return found  # `app.set()` beside `app.set = function`
         bound = self._value(ctx, receiver, 0)
         if isinstance(bound, _Module):
             found = self._export(list(bound.files), call.name, 0)
-            if found is None and not any(call.name in members for f in bound.files
-                                         for members in self.context(f).objects.values()):
+            if found is None and not any(self.context(f).has_object_member(call.name)
+                                         for f in bound.files):
                 raise Outside  # else `proto.init()`, proto an `app` whose `app.init = ...`
             return found
         if bound is not None:
@@ -332,18 +325,8 @@ class Resolver:
         return None
 
     def _default(self, files: list[int], local: str) -> GraphDef | None:
-        """A JS default import: the definition named as the importer names it, else the
-        file's one top-level class or function."""
-        for file_id in files:
-            ctx = self.context(file_id)
-            top = ctx.top(local)
-            if top is not None:
-                return top
-            tops = [d for d in ctx.defs if d.qualname == d.name and d.kind in
-                    ("class", "function")]
-            if len(tops) == 1:
-                return tops[0]
-        return None
+        """A JS default import (`FileContext.default_export`) from the first file with one."""
+        return next(filter(None, (self.context(f).default_export(local) for f in files)), None)
 
     def _type(self, ctx: FileContext, written: str, depth: int) -> GraphDef | None:
         """The class-like definition a type as written in the file names."""
