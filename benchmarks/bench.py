@@ -27,7 +27,8 @@ SCENARIO_MODULES = ["scenarios_store", "scenarios_index", "scenarios_chunk",
                     "scenarios_model", "scenarios_images", "scenarios_milvus",
                     "scenarios_secrets", "scenarios_soak", "scenarios_walk",
                     "scenarios_milvus_outage", "scenarios_vector_cache", "scenarios_edges",
-                    "scenarios_portal", "scenarios_memory", "scenarios_grep"]
+                    "scenarios_portal", "scenarios_memory", "scenarios_grep",
+                    "scenarios_registry"]
 MISSING: dict[str, str] = {}
 for _module in SCENARIO_MODULES:
     try:

@@ -136,10 +136,13 @@ def _around(near: list[Path], known: list[Known], registered_only: bool) -> list
         if not registered_only:
             above = find_store(folder) if folder.exists() else None
             if above is not None:
-                match = [k for k in known if _same(k.folder, above)]
+                real_above = above.resolve()
+                match = [k for k in known if _real(k.folder) == real_above]
                 candidates += match or [Known(_name_of(above), above)]
         candidates += roots_holding(folder, known)[:1]
-        candidates += [k for k in known if k.root is not None and inside(k.root, folder)]
+        real = _real(folder)
+        candidates += [k for k in known if k.root is not None and real is not None
+                       and _under(k.root, real)]
         for candidate in candidates:
             if not any(_same(candidate.folder, f.folder) for f in found):
                 found.append(candidate)
@@ -156,16 +159,35 @@ def _store_folder(path: Path) -> Path | None:
 
 def roots_holding(path: Path, known: list[Known]) -> list[Known]:
     """Known stores whose root is `path` or holds it, the deepest root first."""
-    holding = [k for k in known if k.root is not None and inside(path, k.root)]
+    real = _real(path)  # once, not once per known store (#23: 1,500 registered)
+    if real is None:
+        return []
+    holding = [k for k in known if k.root is not None and _holds(k.root, real)]
     return sorted(holding, key=lambda k: -len(str(k.root)))
 
 
 def inside(path: Path, folder: Path) -> bool:
+    real = _real(folder)
+    return real is not None and _under(path, real)
+
+
+def _under(path: Path, real_folder: Path) -> bool:
+    """Whether `path` is inside `real_folder` (already resolved)."""
+    real = _real(path)
+    return real is not None and real.is_relative_to(real_folder)
+
+
+def _holds(folder: Path, real_path: Path) -> bool:
+    """Whether `folder` holds `real_path` (already resolved)."""
+    real = _real(folder)
+    return real is not None and real_path.is_relative_to(real)
+
+
+def _real(path: Path) -> Path | None:
     try:
-        path.resolve().relative_to(folder.resolve())
-    except (ValueError, OSError):
-        return False
-    return True
+        return path.resolve()
+    except OSError:
+        return None
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -33,7 +33,13 @@ from semlith.errors import SemlithError, StoreLocked
 from semlith.home import REGISTRY, RegisteredStore, registered_stores
 from semlith.local.engine import Engine
 from semlith.local.indexing import run_index
-from semlith.local.sources import Opened, open_for_writing, open_or_note, registered_known
+from semlith.local.sources import (
+    Opened,
+    open_for_writing,
+    open_or_note,
+    open_to_read,
+    registered_known,
+)
 from semlith.memory import trim
 from semlith.scope import Known, unique_label
 from semlith.store import Store
@@ -271,7 +277,7 @@ class Fleet:
                         opened.append((held.name, held.store))
                         continue
                 store = open_or_note(opened, known, len(chosen), functools.partial(
-                    Store.open, known.folder, settings=self.settings))
+                    open_to_read, known.folder, self.settings))
                 if store is not None:
                     extra.append(store)
                     opened.append((known.name, store))

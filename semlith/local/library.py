@@ -89,14 +89,15 @@ class LocalLibrary(Installation):
 
     # -- choosing stores ----------------------------------------------------------------
 
-    def _resolve(self, scope: Scope, *, fallback_all: bool = False) -> Resolved:
-        known = self.source.known()
-        return resolve(scope, known, registered_only=self.agent,
-                       fallback_all=fallback_all or self.agent)
+    def _resolve(self, scope: Scope, *, fallback_all: bool = False,
+                 known: list[Known] | None = None) -> Resolved:
+        return resolve(scope, self.source.known() if known is None else known,
+                       registered_only=self.agent, fallback_all=fallback_all or self.agent)
 
     @contextlib.contextmanager
-    def _reading(self, scope: Scope) -> Iterator[tuple[Opened, str]]:
-        resolved = self._resolve(scope)
+    def _reading(self, scope: Scope, known: list[Known] | None = None
+                 ) -> Iterator[tuple[Opened, str]]:
+        resolved = self._resolve(scope, known=known)
         with self.source.reading(resolved.stores) as opened:
             yield opened, resolved.note
 
@@ -197,7 +198,7 @@ class LocalLibrary(Installation):
             holder = self._holder_of(Path(parsed.path), known)
             scope, parsed = Scope((holder.name,)), Target(
                 holder.name, relative_to_root(Path(parsed.path), holder), parsed.start, parsed.end)
-        with self._reading(scope) as (opened, _):
+        with self._reading(scope, known) as (opened, _):
             for label, store in opened:
                 corpus, path = store.corpus, posix(parsed.path)
                 if not corpus.reads_files:  # its files are on the machine that indexes it

@@ -21,6 +21,12 @@ def store_exists(folder: Path) -> bool:
     return _records_model(folder / CATALOG_NAME)
 
 
+def store_present(folder: Path) -> bool:
+    """Whether `folder` has a catalog (one stat): what listing every registered store
+    needs (#23). A half-made store passes; `store_exists` tells it apart."""
+    return (folder / CATALOG_NAME).is_file()
+
+
 def find_store(start: Path) -> Path | None:
     """The nearest `.semlith` store at or above `start`, or None."""
     here = start.resolve()
