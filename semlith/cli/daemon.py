@@ -7,23 +7,27 @@ import sys
 
 import click
 
-from semlith.cli.base import env, errors, library, main
+from semlith.cli.base import env, errors, library, main, store_option
 
 DEBOUNCE_HELP = ("Seconds the tree must be quiet before a stream of changes is indexed; "
                  "a lone save waits 0.15 s.")
 
 
 @main.command()
-@click.argument("stores", nargs=-1)
+@click.argument("named", nargs=-1, metavar="[STORE]...")
+@store_option(multiple=True, help="Serve only this store: a name from `semlith stores`, a "
+              "project folder or a store folder (repeatable; default: every registered "
+              "store, following the registry). STORE arguments mean the same.")
 @click.option("--port", type=int, help="Port on 127.0.0.1 (default 7365 or SEMLITH_PORT; "
               "0 picks a free one).")
 @click.option("--debounce", type=click.FloatRange(0.05, 60), default=0.5, show_default=True,
               help=DEBOUNCE_HELP)
 @click.option("--no-watch", is_flag=True, help="Do not watch the roots for changes.")
 @click.pass_context
-def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounce: float,
-          no_watch: bool) -> None:
-    """Run the daemon: every registered store (or STORES), one model, MCP at /mcp.
+def serve(ctx: click.Context, named: tuple[str, ...], stores: tuple[str, ...],
+          port: int | None, debounce: float, no_watch: bool) -> None:
+    """Run the daemon: every registered store (or the ones --store names), one model,
+    MCP at /mcp.
 
     Listens on 127.0.0.1 only. Agents connect to http://127.0.0.1:PORT/mcp with the key
     from `semlith key show`; editors launch `semlith mcp`. Every root is watched: first
@@ -33,16 +37,17 @@ def serve(ctx: click.Context, stores: tuple[str, ...], port: int | None, debounc
 
     \b
     Examples:
-      semlith serve                      # every registered store, on port 7365
-      semlith serve --port 0 app docs    # two stores, on a free port
-      semlith serve --no-watch           # serve without watching the roots
+      semlith serve                            # every registered store, on port 7365
+      semlith serve --store app --store docs   # only these two stores
+      semlith serve app docs                   # the same, as arguments
+      semlith serve --port 0 --no-watch        # a free port; the roots not watched
     """
     from semlith.server.daemon import serve as run
 
     state = env(ctx)
     with errors():
-        run(state.get_settings(), stores, port, watch=not no_watch, debounce=debounce,
-            embedder_factory=state.embedder_factory)
+        run(state.get_settings(), (*named, *stores), port, watch=not no_watch,
+            debounce=debounce, embedder_factory=state.embedder_factory)
 
 
 @main.command()
