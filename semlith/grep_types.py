@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from semlith.types import Value, counted, from_json
+from semlith.types import Value, counted, from_json, reply_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +92,7 @@ class Matches(Value):
 
     @property
     def notes(self) -> list[str]:
-        return ([self.note] if self.note else []) + [
-            f"store {line} (not searched)" for line in self.failed]
+        return reply_notes(self.note, self.failed)
 
 
 @dataclass(frozen=True, slots=True)

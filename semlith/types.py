@@ -126,8 +126,13 @@ class Answer(Value):
     @property
     def notes(self) -> list[str]:
         """Every line a reader should see beside the hits."""
-        return ([self.note] if self.note else []) + [
-            f"store {line} (not searched)" for line in self.failed]
+        return reply_notes(self.note, self.failed)
+
+
+def reply_notes(note: str, failed: tuple[str, ...]) -> list[str]:
+    """The lines a reader sees beside a search's or a grep's answer: the note on its
+    scope, then one line per store that failed ("name: why") and was not searched."""
+    return ([note] if note else []) + [f"store {line} (not searched)" for line in failed]
 
 
 @dataclass(frozen=True, slots=True)

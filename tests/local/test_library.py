@@ -245,6 +245,8 @@ def test_a_store_that_cannot_be_opened_is_named_and_the_others_answer(
     assert {h.store for h in answer.hits} == {"proj"}
     assert len(answer.failed) == 1 and answer.failed[0].startswith("other: ")
     assert answer.notes == [f"store {answer.failed[0]} (not searched)"]
+    found = library(settings).grep("retry", scope=Scope(("*",)))  # one wording (#20)
+    assert found.failed == answer.failed and found.notes == answer.notes
 
 
 def test_a_store_failing_mid_search_is_named_and_the_others_answer(
