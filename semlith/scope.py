@@ -130,23 +130,32 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
 
 
 def _around(near: list[Path], known: list[Known], registered_only: bool) -> list[Known]:
+    # Each known root resolved once per call, not once per test (#23: 1,500 registered).
+    roots = [(k, real) for k in known if k.root is not None
+             and (real := _real(k.root)) is not None]
     found: list[Known] = []
     for folder in near:
         candidates: list[Known] = []
         if not registered_only:
             above = find_store(folder) if folder.exists() else None
             if above is not None:
-                real_above = above.resolve()
-                match = [k for k in known if _real(k.folder) == real_above]
-                candidates += match or [Known(_name_of(above), above)]
-        candidates += roots_holding(folder, known)[:1]
-        real = _real(folder)
-        candidates += [k for k in known if k.root is not None and real is not None
-                       and _under(k.root, real)]
+                candidates += _at(above.resolve(), known) or [Known(_name_of(above), above)]
+        here = _real(folder)
+        if here is not None:
+            holding = [k for k, real in roots if here.is_relative_to(real)]
+            candidates += sorted(holding, key=lambda k: -len(str(k.root)))[:1]
+            candidates += [k for k, real in roots if real.is_relative_to(here)]
         for candidate in candidates:
             if not any(_same(candidate.folder, f.folder) for f in found):
                 found.append(candidate)
     return found
+
+
+def _at(folder: Path, known: list[Known]) -> list[Known]:
+    """The known stores at `folder` (resolved): compared as
+    written first, as the registry records resolved folders; resolved when none is."""
+    return [k for k in known if k.folder == folder] or \
+        [k for k in known if _real(k.folder) == folder]
 
 
 def _store_folder(path: Path) -> Path | None:

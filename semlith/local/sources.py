@@ -97,9 +97,9 @@ def registered_known(settings: Settings, only: Callable[[RegisteredStore], bool]
     Only a stat per store: reading each catalog (`Store.exists`) took 1.8 s of every
     call with 1,365 registered stores (#23). `open_to_read` tells a half-made store
     apart, for the stores a call reads."""
-    return label_stores([(e.name, Path(e.folder), Path(e.root) if e.root else None)
-                         for e in registered_stores(settings.home)
-                         if (only is None or only(e)) and store_present(Path(e.folder))])
+    entries = [(e.name, Path(e.folder), Path(e.root) if e.root else None)
+               for e in registered_stores(settings.home) if only is None or only(e)]
+    return label_stores([entry for entry in entries if store_present(entry[1])])
 
 
 def open_to_read(folder: Path, settings: Settings) -> Store:
