@@ -1,4 +1,4 @@
-"""A SEMLITH_HOME with many registered stores (issue #23: benchmarks register hundreds):
+"""A SEMLITH_HOME with many registered stores (issue #25: benchmarks register hundreds):
 `Library.read` and `semlith read` (in process) p50/p95 of one file in one real store,
 with N registered stores beside it, half of them tiny stores and half folders that are
 gone. No model: the read path never embeds."""

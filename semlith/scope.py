@@ -130,7 +130,7 @@ def _select(selector: str, known: list[Known], registered_only: bool) -> list[Kn
 
 
 def _around(near: list[Path], known: list[Known], registered_only: bool) -> list[Known]:
-    # Each known root resolved once per call, not once per test (#23: 1,500 registered).
+    # Each known root resolved once per call, not once per test (#25: 1,500 registered).
     roots = [(k, real) for k in known if k.root is not None
              and (real := _real(k.root)) is not None]
     found: list[Known] = []
@@ -168,7 +168,7 @@ def _store_folder(path: Path) -> Path | None:
 
 def roots_holding(path: Path, known: list[Known]) -> list[Known]:
     """Known stores whose root is `path` or holds it, the deepest root first."""
-    real = _real(path)  # once, not once per known store (#23: 1,500 registered)
+    real = _real(path)  # once, not once per known store (#25: 1,500 registered)
     if real is None:
         return []
     holding = [k for k in known if k.root is not None and _holds(k.root, real)]

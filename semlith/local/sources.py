@@ -95,7 +95,7 @@ def registered_known(settings: Settings, only: Callable[[RegisteredStore], bool]
     """The registered stores whose catalog is there (and pass `only`), labelled.
 
     Only a stat per store: reading each catalog (`Store.exists`) took 1.8 s of every
-    call with 1,365 registered stores (#23). `open_to_read` tells a half-made store
+    call with 1,365 registered stores (#25). `open_to_read` tells a half-made store
     apart, for the stores a call reads."""
     entries = [(e.name, Path(e.folder), Path(e.root) if e.root else None)
                for e in registered_stores(settings.home) if only is None or only(e)]

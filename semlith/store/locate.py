@@ -23,7 +23,7 @@ def store_exists(folder: Path) -> bool:
 
 def store_present(folder: Path) -> bool:
     """Whether `folder` has a catalog (one stat): what listing every registered store
-    needs (#23). A half-made store passes; `store_exists` tells it apart."""
+    needs (#25). A half-made store passes; `store_exists` tells it apart."""
     return (folder / CATALOG_NAME).is_file()
 
 

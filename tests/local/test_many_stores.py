@@ -1,4 +1,4 @@
-"""Many registered stores (#23): a call reads only the catalogs of the stores it reads,
+"""Many registered stores (#25): a call reads only the catalogs of the stores it reads,
 and a registered store that is gone or half made is skipped or reported, never a crash."""
 
 from __future__ import annotations
