@@ -64,3 +64,30 @@ def test_a_registered_half_made_store_is_reported_and_the_rest_answer(
     assert "never finished" in answer.failed[0]
     with pytest.raises(StoreNotFound, match="never finished"):
         library.read("half:half.py")
+
+
+def test_the_daemons_poll_reads_no_catalog_and_drops_a_deleted_store(
+        tmp_path: Path, library: LocalLibrary, settings: Settings,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from semlith.home import registered_stores
+    from semlith.local import Engine
+    from semlith.local.fleet import Fleet
+
+    for n in range(6):
+        library.index([str(_project(tmp_path / f"p{n}", f"word{n}"))])
+    engine = Engine(settings, lambda n: HashEmbedder(n))
+    fleet = Fleet(engine)
+    try:
+        fleet.open([Path(e.folder) for e in registered_stores(settings.home)])
+        assert len(fleet.held) == 6
+        seen: list[Path] = []
+        records = locate._records_model
+        monkeypatch.setattr(locate, "_records_model", lambda c: seen.append(c) or records(c))
+        fleet.refresh()  # twice a second in the daemon
+        assert seen == []
+        shutil.rmtree(tmp_path / "p2" / ".semlith")
+        fleet.refresh()
+        assert sorted(fleet.held) == ["p0", "p1", "p3", "p4", "p5"] and seen == []
+    finally:
+        fleet.close()
+        engine.close()
