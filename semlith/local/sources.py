@@ -104,11 +104,14 @@ def registered_known(settings: Settings, only: Callable[[RegisteredStore], bool]
 
 def open_to_read(folder: Path, settings: Settings) -> Store:
     """The store at `folder` opened to read; StoreNotFound when its creation did not
-    finish (its catalog records no model: `Store.exists`)."""
-    if not Store.exists(folder):
+    finish (its catalog records no model, as `Store.exists` tells: checked on the open
+    catalog, not by opening it twice)."""
+    store = Store.open(folder, settings=settings)
+    if not store.model:
+        store.close()
         raise StoreNotFound(f"the store at {str(folder)!r} was never finished (its first "
                             "index run failed); `semlith index` its folder again")
-    return Store.open(folder, settings=settings)
+    return store
 
 
 class StoreSource(Protocol):
