@@ -45,6 +45,9 @@ FIRST_DEBOUNCE_SECONDS = 0.15
 COOLDOWN_SECONDS = 3.0
 FULL_PASS_AT = 256
 RESCAN_SECONDS = 60.0
+# How often an idle watcher looks at its root. A deleted root arrives as an event; a
+# renamed one does not (inotify reports no move of the watched folder itself).
+ROOT_CHECK_SECONDS = 10.0
 RETRY_SECONDS = 5.0
 IGNORE_FILES = frozenset({".gitignore", ".semlithignore"})
 INOTIFY_HINT = ("the OS limit on watched folders is reached (inotify); raise it with "
@@ -92,6 +95,7 @@ class StoreWatcher:
         self._full = False
         self._written: dict[str, float] = {}  # rel path -> when a batch last wrote it
         self._stop = False
+        self._look_at_root = False
         self._last_pass = time.monotonic()
         self._retry_at = 0.0
         self.on_batch: Callable[[IndexReport], None] | None = None
@@ -152,7 +156,12 @@ class StoreWatcher:
             rel = Path(path).resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError):
             return
-        if rel in ("", ".") or rel.startswith(".git/") or rel == ".git":
+        if rel in ("", "."):  # the root itself: deleted, most likely
+            with self._cond:
+                self._look_at_root = True
+                self._cond.notify_all()
+            return
+        if rel.startswith(".git/") or rel == ".git":
             return
         target = self.root / rel
         if target == self.store_folder or self.store_folder in target.parents:
@@ -203,8 +212,7 @@ class StoreWatcher:
                     wait = self._due(time.monotonic())
                     if wait == 0.0:
                         break
-                    # Wake at least once a second to notice a root that vanished or came back.
-                    self._cond.wait(timeout=1.0 if wait is None else min(wait, 1.0))
+                    self._cond.wait(timeout=self._sleep(wait))
                     self._check_root()
                 if self._stop:
                     return
@@ -213,9 +221,19 @@ class StoreWatcher:
                 self._full = False
             self._apply(None if full or len(paths) > FULL_PASS_AT else paths)
 
+    def _sleep(self, due: float | None) -> float:
+        """How long the loop may wait for events: the pending batch's due time, bounded
+        by the next look at the root: once a second while it is missing or rescanned,
+        ROOT_CHECK_SECONDS while events arrive (an idle daemon: issue #25)."""
+        if self._look_at_root:
+            return 0.0
+        look = ROOT_CHECK_SECONDS if self.state.mode == "events" else 1.0
+        return look if due is None else min(due, look)
+
     def _check_root(self) -> None:
         """Notice a vanished or returned root; pass periodically when events are off."""
         now = time.monotonic()
+        self._look_at_root = False
         if self.state.mode == "root missing":
             if self.root.is_dir():
                 self._watch()
@@ -274,6 +292,38 @@ class _Handler:
         for path in (event.src_path, getattr(event, "dest_path", "")):
             if path:  # bytes from some observers: a name that is not UTF-8 must not raise
                 self.watcher.event(os.fsdecode(path))
+
+
+class _FileHandler:
+    """watchdog's handler protocol: `changed()` when an event names the file."""
+
+    def __init__(self, name: str, changed: Callable[[], None]) -> None:
+        self.name = name
+        self.changed = changed
+
+    def dispatch(self, event: Any) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        for path in (event.src_path, getattr(event, "dest_path", "")):
+            if path and os.path.basename(os.fsdecode(path)) == self.name:
+                self.changed()
+                return
+
+
+def watch_file(path: Path, changed: Callable[[], None], *,
+               observer_factory: Callable[[], Any] | None = None) -> Any | None:
+    """A started observer that calls `changed` (on its thread) whenever `path` is written,
+    replaced by a rename or removed: its folder is watched, not recursively. None when
+    the folder is missing or the OS refuses a watch; the caller then polls."""
+    try:
+        observer = (observer_factory or _default_observer)()
+        observer.schedule(_FileHandler(path.name, changed), str(path.parent),
+                          recursive=False)
+        observer.start()
+    except OSError as exc:
+        log.warning("cannot watch %s (%s); polling it instead", path, exc)
+        return None
+    return observer
 
 
 def _default_observer() -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from semlith import watch as watch_module
 from semlith.embed.pool import EmbedderPool
 from semlith.indexer import Indexer
 from semlith.search import Searcher
@@ -162,7 +163,11 @@ def test_a_burst_of_2000_files_ends_exactly_like_a_full_index(watched: Watched,
     assert ours == theirs and len(ours) == 2009
 
 
-def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings) -> None:
+def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deletion arrives as an event: the watcher does not wait for its slow look at
+    the root (an hour here) to notice it (issue #25)."""
+    monkeypatch.setattr(watch_module, "ROOT_CHECK_SECONDS", 3600.0)
     root = tmp_path / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     w = Watched(root, tmp_path / "store", settings)  # the store lives outside the root
