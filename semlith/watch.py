@@ -8,8 +8,10 @@ events came within that long of its first one (one save: its events arrive in a
 millisecond), and `debounce` (0.5 s) once they keep coming (a copy, a checkout, an
 editor writing in pieces): a lone save is searchable in ~0.2 s, a stream still lands in
 one batch (issue #25; docs/performance.md, "Keeping stores current"). A file written
-less than `cooldown` seconds ago waits out the rest of it, so an editor saving every
-second costs a write per cooldown, not per save. Ignore rules apply to events as to
+again less than `cooldown` seconds after its last write is hot: its next save waits out
+the rest of the cooldown, so an editor saving every second costs a write per cooldown,
+not per save. The first rewrite after a quiet cooldown is not held: a formatter that
+rewrites a file just saved gets its own write at once. Ignore rules apply to events as to
 walks; an edited `.gitignore`/`.semlithignore` makes the batch a full incremental pass.
 A batch touching more than FULL_PASS_AT paths (a branch switch, a `git pull`) is a full
 pass too. When the OS refuses to watch (the inotify limit), the root is rescanned
@@ -93,7 +95,10 @@ class StoreWatcher:
         self._paths: dict[str, float] = {}  # rel path -> time of its last event
         self._since = 0.0  # when the first event of the pending batch came
         self._full = False
-        self._written: dict[str, float] = {}  # rel path -> when a batch last wrote it
+        # rel path -> when a batch last wrote it: `_once` after one write, `_written` (hot:
+        # its next save waits out the cooldown) after a second within the cooldown.
+        self._once: dict[str, float] = {}
+        self._written: dict[str, float] = {}
         self._stop = False
         self._look_at_root = False
         self._last_pass = time.monotonic()
@@ -216,10 +221,10 @@ class StoreWatcher:
                     self._check_root()
                 if self._stop:
                     return
-                paths, full = sorted(self._paths), self._full
+                paths, full, since = sorted(self._paths), self._full, self._since
                 self._paths.clear()
                 self._full = False
-            self._apply(None if full or len(paths) > FULL_PASS_AT else paths)
+            self._apply(None if full or len(paths) > FULL_PASS_AT else paths, since)
 
     def _sleep(self, due: float | None) -> float:
         """How long the loop may wait for events: the pending batch's due time, bounded
@@ -247,7 +252,26 @@ class StoreWatcher:
             self._full = True
             self._note("", now, keep=True)
 
-    def _apply(self, paths: list[str] | None) -> None:
+    def _note_written(self, paths: list[str] | tuple[()], now: float, since: float) -> None:
+        """A batch whose first event came at `since` wrote `paths` (under the lock).
+
+        A file's first write after a quiet cooldown leaves its next save free: a
+        formatter's rewrite 0.3 s after a save is searchable ~0.5 s after the save, not
+        3 s. A write less than the cooldown after the file's last one makes it hot
+        (issue #25; docs/performance.md, "A short first quiet"). Measured from the
+        batch's first event, not its end: saves that kept coming while a hot file waited
+        keep it hot."""
+        for rel in paths:
+            last = max(self._once.get(rel, -1e9), self._written.get(rel, -1e9))
+            if since - last < self.cooldown:
+                self._once.pop(rel, None)
+                self._written[rel] = now
+            else:
+                self._once[rel] = now
+        self._once = {p: t for p, t in self._once.items() if now - t < self.cooldown}
+        self._written = {p: t for p, t in self._written.items() if now - t < self.cooldown}
+
+    def _apply(self, paths: list[str] | None, since: float) -> None:
         started = time.monotonic()
         try:
             report = self.run_batch(paths)
@@ -263,9 +287,7 @@ class StoreWatcher:
             return
         now = time.monotonic()
         with self._cond:
-            self._written = {p: t for p, t in self._written.items() if now - t < self.cooldown}
-            for rel in paths or ():
-                self._written[rel] = now
+            self._note_written(paths or (), now, since)
             if paths is None:
                 self._last_pass = now
             self.state.pending = len(self._paths)

@@ -144,9 +144,9 @@ def test_cli_index_killed_mid_run_resumes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("0", "0")])
 def test_onnxruntime_telemetry_is_off_before_onnxruntime_loads(
         given: str | None, expected: str) -> None:
-    """onnxruntime 1.32 phones home every few seconds (an idle daemon's largest cost after
-    the registry poll; issue #25) unless its variable is set before its first import; a
-    user's own setting stays."""
+    """onnxruntime 1.32 sends telemetry every few seconds (a wake-up of the idle daemon,
+    and a report on its user; issue #25) unless its variable is set before its first
+    import; a user's own setting stays."""
     env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
     if given is not None:
         env["ORT_DISABLE_TELEMETRY"] = given
