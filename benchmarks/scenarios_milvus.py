@@ -148,7 +148,7 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
     from pymilvus import DataType, MilvusClient
 
     from semlith.store.milvus_dirs import CAPACITY, ENTRY_MAX, path_dirs
-    from semlith.store.milvus_target import milvus_filter
+    from semlith.store.milvus_target import literal, milvus_filter
 
     out: Result = {}
     server = MilvusServer(ctx.workdir / "milvus-filter").start()
@@ -162,13 +162,15 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
             schema.add_field("path", DataType.VARCHAR, max_length=4096)
             schema.add_field("dirs", DataType.ARRAY, element_type=DataType.VARCHAR,
                              max_capacity=CAPACITY, max_length=ENTRY_MAX)
+            schema.add_field("local_id", DataType.INT64)  # the catalog's chunk id, as a row has
             schema.add_field("dense", DataType.FLOAT_VECTOR, dim=32)
             params = MilvusClient.prepare_index_params()
             params.add_index(field_name="dense", index_type="AUTOINDEX", metric_type="IP")
             rng = np.random.default_rng(0)
             start = time.perf_counter()
-            kept = client.has_collection(name) and client.query(
-                name, filter="", output_fields=["count(*)"])[0]["count(*)"] == size
+            kept = client.has_collection(name) and any(
+                f["name"] == "local_id" for f in client.describe_collection(name)["fields"]) \
+                and client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"] == size
             if not kept:  # the rows of an earlier run in this --workdir are reused
                 if client.has_collection(name):
                     client.drop_collection(name)
@@ -179,25 +181,37 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
                     f = i // 20  # 20 chunks a file, 50 top folders as in the store scenario
                     path = f"src/mod{f % 50}/sub{f % 7}/file{f}.py"
                     rows.append({"pk": i, "repo": "r", "path": path, "dirs": path_dirs(path),
-                                 "dense": rng.standard_normal(32).tolist()})
+                                 "local_id": i, "dense": rng.standard_normal(32).tolist()})
                 client.insert(name, rows)
             client.load_collection(name)
             metrics: dict[str, Any] = {} if kept else {
                 "insert_rows_per_s": round(size / (time.perf_counter() - start))}
             query = rng.standard_normal(32).tolist()
             wanted = Filters(paths=("src/mod3",))  # 2 % of the rows
+            # What the catalog resolves `src/mod3` to (its selection): the chunk ids, the
+            # files; the rows' primary keys are the ids here (a store's are hashes).
+            chosen = [i for i in range(size) if (i // 20) % 50 == 3]
+            files = sorted({f"src/mod{(i // 20) % 50}/sub{(i // 20) % 7}/file{i // 20}.py"
+                            for i in chosen})
             for label, expr in [("none", 'repo == "r"'),
                                 ("like", milvus_filter("r", wanted)),
                                 ("dirs_with_deep_rows", milvus_filter("r", wanted, dirs=True)),
                                 ("dirs", milvus_filter("r", wanted, dirs=True, deep=False)),
                                 ("anchored_dirs", milvus_filter(
                                     "r", Filters(paths=("/src/mod3",)), dirs=True,
-                                    deep=False))]:
+                                    deep=False)),
+                                ("path_in", f'repo == "r" and path in {literal(files)}'),
+                                ("local_id_in", f'repo == "r" and local_id in {chosen}'),
+                                ("pk_in", f'repo == "r" and pk in {chosen}')]:
                 got = timed(lambda e=expr, n=name, q=query: client.search(
                     n, data=[q], anns_field="dense", limit=30, filter=e,
                     output_fields=["pk"], search_params={"metric_type": "IP"}), runs=25)
                 metrics.update({f"{label}_p50_ms": got["p50_ms"],
                                 f"{label}_p95_ms": got["p95_ms"]})
+                hits = client.search(name, data=[query], anns_field="dense", limit=30,
+                                     filter=expr, output_fields=["pk"],
+                                     search_params={"metric_type": "IP"})[0]
+                metrics[f"{label}_hits"] = len(hits)
             out[size] = metrics
             ctx.log(f"milvus_path_filter {size}: {metrics}")
     finally:

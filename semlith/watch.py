@@ -8,8 +8,10 @@ events came within that long of its first one (one save: its events arrive in a
 millisecond), and `debounce` (0.5 s) once they keep coming (a copy, a checkout, an
 editor writing in pieces): a lone save is searchable in ~0.2 s, a stream still lands in
 one batch (issue #25; docs/performance.md, "Keeping stores current"). A file written
-less than `cooldown` seconds ago waits out the rest of it, so an editor saving every
-second costs a write per cooldown, not per save. Ignore rules apply to events as to
+again less than `cooldown` seconds after its last write is hot: its next save waits out
+the rest of the cooldown, so an editor saving every second costs a write per cooldown,
+not per save. The first rewrite after a quiet cooldown is not held: a formatter that
+rewrites a file just saved gets its own write at once. Ignore rules apply to events as to
 walks; an edited `.gitignore`/`.semlithignore` makes the batch a full incremental pass.
 A batch touching more than FULL_PASS_AT paths (a branch switch, a `git pull`) is a full
 pass too. When the OS refuses to watch (the inotify limit), the root is rescanned
@@ -45,6 +47,9 @@ FIRST_DEBOUNCE_SECONDS = 0.15
 COOLDOWN_SECONDS = 3.0
 FULL_PASS_AT = 256
 RESCAN_SECONDS = 60.0
+# How often an idle watcher looks at its root. A deleted root arrives as an event; a
+# renamed one does not (inotify reports no move of the watched folder itself).
+ROOT_CHECK_SECONDS = 10.0
 RETRY_SECONDS = 5.0
 IGNORE_FILES = frozenset({".gitignore", ".semlithignore"})
 INOTIFY_HINT = ("the OS limit on watched folders is reached (inotify); raise it with "
@@ -90,8 +95,12 @@ class StoreWatcher:
         self._paths: dict[str, float] = {}  # rel path -> time of its last event
         self._since = 0.0  # when the first event of the pending batch came
         self._full = False
-        self._written: dict[str, float] = {}  # rel path -> when a batch last wrote it
+        # rel path -> when a batch last wrote it: `_once` after one write, `_written` (hot:
+        # its next save waits out the cooldown) after a second within the cooldown.
+        self._once: dict[str, float] = {}
+        self._written: dict[str, float] = {}
         self._stop = False
+        self._look_at_root = False
         self._last_pass = time.monotonic()
         self._retry_at = 0.0
         self.on_batch: Callable[[IndexReport], None] | None = None
@@ -152,7 +161,12 @@ class StoreWatcher:
             rel = Path(path).resolve().relative_to(self.root).as_posix()
         except (ValueError, OSError):
             return
-        if rel in ("", ".") or rel.startswith(".git/") or rel == ".git":
+        if rel in ("", "."):  # the root itself: deleted, most likely
+            with self._cond:
+                self._look_at_root = True
+                self._cond.notify_all()
+            return
+        if rel.startswith(".git/") or rel == ".git":
             return
         target = self.root / rel
         if target == self.store_folder or self.store_folder in target.parents:
@@ -203,19 +217,28 @@ class StoreWatcher:
                     wait = self._due(time.monotonic())
                     if wait == 0.0:
                         break
-                    # Wake at least once a second to notice a root that vanished or came back.
-                    self._cond.wait(timeout=1.0 if wait is None else min(wait, 1.0))
+                    self._cond.wait(timeout=self._sleep(wait))
                     self._check_root()
                 if self._stop:
                     return
-                paths, full = sorted(self._paths), self._full
+                paths, full, since = sorted(self._paths), self._full, self._since
                 self._paths.clear()
                 self._full = False
-            self._apply(None if full or len(paths) > FULL_PASS_AT else paths)
+            self._apply(None if full or len(paths) > FULL_PASS_AT else paths, since)
+
+    def _sleep(self, due: float | None) -> float:
+        """How long the loop may wait for events: the pending batch's due time, bounded
+        by the next look at the root: once a second while it is missing or rescanned,
+        ROOT_CHECK_SECONDS while events arrive (an idle daemon: issue #25)."""
+        if self._look_at_root:
+            return 0.0
+        look = ROOT_CHECK_SECONDS if self.state.mode == "events" else 1.0
+        return look if due is None else min(due, look)
 
     def _check_root(self) -> None:
         """Notice a vanished or returned root; pass periodically when events are off."""
         now = time.monotonic()
+        self._look_at_root = False
         if self.state.mode == "root missing":
             if self.root.is_dir():
                 self._watch()
@@ -229,7 +252,26 @@ class StoreWatcher:
             self._full = True
             self._note("", now, keep=True)
 
-    def _apply(self, paths: list[str] | None) -> None:
+    def _note_written(self, paths: list[str] | tuple[()], now: float, since: float) -> None:
+        """A batch whose first event came at `since` wrote `paths` (under the lock).
+
+        A file's first write after a quiet cooldown leaves its next save free: a
+        formatter's rewrite 0.3 s after a save is searchable ~0.5 s after the save, not
+        3 s. A write less than the cooldown after the file's last one makes it hot
+        (issue #25; docs/performance.md, "A short first quiet"). Measured from the
+        batch's first event, not its end: saves that kept coming while a hot file waited
+        keep it hot."""
+        for rel in paths:
+            last = max(self._once.get(rel, -1e9), self._written.get(rel, -1e9))
+            if since - last < self.cooldown:
+                self._once.pop(rel, None)
+                self._written[rel] = now
+            else:
+                self._once[rel] = now
+        self._once = {p: t for p, t in self._once.items() if now - t < self.cooldown}
+        self._written = {p: t for p, t in self._written.items() if now - t < self.cooldown}
+
+    def _apply(self, paths: list[str] | None, since: float) -> None:
         started = time.monotonic()
         try:
             report = self.run_batch(paths)
@@ -245,9 +287,7 @@ class StoreWatcher:
             return
         now = time.monotonic()
         with self._cond:
-            self._written = {p: t for p, t in self._written.items() if now - t < self.cooldown}
-            for rel in paths or ():
-                self._written[rel] = now
+            self._note_written(paths or (), now, since)
             if paths is None:
                 self._last_pass = now
             self.state.pending = len(self._paths)
@@ -274,6 +314,38 @@ class _Handler:
         for path in (event.src_path, getattr(event, "dest_path", "")):
             if path:  # bytes from some observers: a name that is not UTF-8 must not raise
                 self.watcher.event(os.fsdecode(path))
+
+
+class _FileHandler:
+    """watchdog's handler protocol: `changed()` when an event names the file."""
+
+    def __init__(self, name: str, changed: Callable[[], None]) -> None:
+        self.name = name
+        self.changed = changed
+
+    def dispatch(self, event: Any) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        for path in (event.src_path, getattr(event, "dest_path", "")):
+            if path and os.path.basename(os.fsdecode(path)) == self.name:
+                self.changed()
+                return
+
+
+def watch_file(path: Path, changed: Callable[[], None], *,
+               observer_factory: Callable[[], Any] | None = None) -> Any | None:
+    """A started observer that calls `changed` (on its thread) whenever `path` is written,
+    replaced by a rename or removed: its folder is watched, not recursively. None when
+    the folder is missing or the OS refuses a watch; the caller then polls."""
+    try:
+        observer = (observer_factory or _default_observer)()
+        observer.schedule(_FileHandler(path.name, changed), str(path.parent),
+                          recursive=False)
+        observer.start()
+    except OSError as exc:
+        log.warning("cannot watch %s (%s); polling it instead", path, exc)
+        return None
+    return observer
 
 
 def _default_observer() -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from semlith import watch as watch_module
 from semlith.embed.pool import EmbedderPool
 from semlith.indexer import Indexer
 from semlith.search import Searcher
@@ -162,7 +163,11 @@ def test_a_burst_of_2000_files_ends_exactly_like_a_full_index(watched: Watched,
     assert ours == theirs and len(ours) == 2009
 
 
-def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings) -> None:
+def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deletion arrives as an event: the watcher does not wait for its slow look at
+    the root (an hour here) to notice it (issue #25)."""
+    monkeypatch.setattr(watch_module, "ROOT_CHECK_SECONDS", 3600.0)
     root = tmp_path / "proj"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     w = Watched(root, tmp_path / "store", settings)  # the store lives outside the root
@@ -321,3 +326,37 @@ def test_the_short_quiet_never_exceeds_the_debounce(tmp_path: Path) -> None:
     watcher = StoreWatcher(tmp_path, tmp_path / ".semlith", lambda rels: IndexReport(),
                            debounce=0.1)
     assert watcher.first_debounce == 0.1
+
+
+def test_a_files_first_rewrite_is_free_and_its_next_waits_out_the_cooldown(
+        tmp_path: Path) -> None:
+    """A save, then a formatter's rewrite: two writes, the second not held 3 s. A third
+    save within the cooldown is held (an editor saving every second). Times are the
+    events' own (no clock in the assertion)."""
+    watcher = StoreWatcher(tmp_path, tmp_path / ".semlith", lambda rels: IndexReport(),
+                           debounce=0.5, first_debounce=0.15, cooldown=3.0)
+    with watcher._cond:
+        watcher._note_written(["a.py"], 100.2, since=100.0)  # the save's batch
+        watcher._note("a.py", 100.3)  # the formatter's rewrite
+        assert watcher._due(100.3) == pytest.approx(0.15)
+        watcher._paths.clear()
+        watcher._note_written(["a.py"], 100.5, since=100.3)  # now the file is hot
+        watcher._note("a.py", 101.0)
+        watcher._note("b.py", 101.0)  # another file's first save shares the wait
+        assert watcher._due(101.0) == pytest.approx(2.5)
+        watcher._paths.clear()
+        watcher._note("a.py", 104.0)  # after a quiet cooldown: a first save again
+        assert watcher._due(104.0) == pytest.approx(0.15)
+
+
+def test_saves_that_kept_coming_while_a_file_was_held_keep_it_hot(tmp_path: Path) -> None:
+    """An editor saving every 0.6 s: the held batch runs after the debounce, past the
+    cooldown of the write that held it; the file stays hot (no free write per cycle)."""
+    watcher = StoreWatcher(tmp_path, tmp_path / ".semlith", lambda rels: IndexReport(),
+                           debounce=0.5, first_debounce=0.15, cooldown=3.0)
+    with watcher._cond:
+        watcher._note_written(["a.py"], 0.2, since=0.0)
+        watcher._note_written(["a.py"], 0.8, since=0.6)  # the free rewrite: hot
+        watcher._note_written(["a.py"], 4.1, since=1.2)  # saves 1.2 ... 3.6, held
+        watcher._note("a.py", 4.2)
+        assert watcher._due(4.2) == pytest.approx(2.9)

@@ -5,11 +5,14 @@ every registered store as its one writer, loads their models in the background, 
 serialises index runs per store while searches run concurrently on worker threads
 (SQLite connections are per thread; shards and the sidecar have their own locks).
 
-It follows the registry (`stores.json` under SEMLITH_HOME, polled twice a second: a
-`stat`): a store indexed after the daemon started is served within a second, and one
-whose registration or folder disappears is dropped once its in-flight calls finish. A
-store another process holds (a `semlith index` started before the daemon) is read
-without its lock meanwhile and taken over when it is free.
+It follows the registry (`stores.json` under SEMLITH_HOME, watched for changes, or
+polled twice a second where the OS refuses a watch): a store indexed after the daemon
+started is served at once. One whose registration disappears is dropped once its
+in-flight calls finish, and one whose folder disappears within FOLLOW_SECONDS (a stat of
+each catalog). A store another process holds (a `semlith index` started before the
+daemon) is read without its lock meanwhile, and taken over when it is free (tried every
+RETRY_LOCKED_SECONDS). Between those the follower thread sleeps: an idle daemon wakes
+for nothing (issue #25; docs/performance.md, "Idle, wake-up by wake-up").
 """
 
 from __future__ import annotations
@@ -45,11 +48,12 @@ from semlith.scope import Known, unique_label
 from semlith.store import Store
 from semlith.store.locate import store_present
 from semlith.types import IndexReport, Status
-from semlith.watch import StoreWatcher
+from semlith.watch import StoreWatcher, watch_file
 
 log = logging.getLogger("semlith.fleet")
 MODEL_WAIT_SECONDS = 120.0
-POLL_SECONDS = 0.5
+FOLLOW_SECONDS = 10.0
+POLL_SECONDS = 0.5  # the registry's stat when its folder cannot be watched
 RETRY_LOCKED_SECONDS = 5.0
 # After this long without a call the daemon hands freed memory back (semlith/memory.py):
 # a burst's page caches and buffers kept its RSS at the peak for good (issue #26).
@@ -84,8 +88,10 @@ class Fleet:
         self._debounce: float | None = None  # watching, with this debounce, when set
         self._registry_seen: tuple[int, int] | None = None
         self._retry_at = 0.0
-        self._stop = threading.Event()
+        self._wake = threading.Event()  # the follower looks now: registry, trim, stop
+        self._stopping = False
         self._poller: threading.Thread | None = None
+        self._registry_watch: Any = None
         self._loader: threading.Thread | None = None
         self._last_call = time.monotonic()
         self._trimmed = True  # nothing to give back since the last trim
@@ -167,23 +173,41 @@ class Fleet:
     def follow(self) -> None:
         """Start following the registry on a background thread."""
         self._registry_seen = self._registry_stamp()
+        self._registry_watch = watch_file(self.settings.home / REGISTRY, self._wake.set)
         self._poller = threading.Thread(target=self._poll, name="semlith-registry",
                                         daemon=True)
         self._poller.start()
 
     def _poll(self) -> None:
-        while not self._stop.wait(POLL_SECONDS):
+        while True:
+            self._wake.wait(self._next_look())
+            self._wake.clear()
+            if self._stopping:
+                return
             try:
                 self.refresh()
-            except Exception:  # logged; the next poll tries again
+            except Exception:  # logged; the next look tries again
                 log.exception("following the store registry failed")
             if not self._trimmed and time.monotonic() - self._last_call > QUIET_TRIM_SECONDS:
                 self._trimmed = True
                 trim()
 
+    def _next_look(self) -> float:
+        """Seconds the follower may sleep: until the slow look at the folders (the
+        registry's poll when it is not watched), a locked store's retry, a due trim."""
+        now = time.monotonic()
+        wait = FOLLOW_SECONDS if self._registry_watch is not None else POLL_SECONDS
+        if self.problems:
+            wait = min(wait, self._retry_at - now)
+        if not self._trimmed:
+            wait = min(wait, self._last_call + QUIET_TRIM_SECONDS - now)
+        return max(wait, 0.01)
+
     def _called(self) -> None:
         self._last_call = time.monotonic()
-        self._trimmed = False
+        if self._trimmed:  # the follower has a trim to schedule now
+            self._trimmed = False
+            self._wake.set()
 
     def _registry_stamp(self) -> tuple[int, int] | None:
         try:
@@ -238,9 +262,13 @@ class Fleet:
         # it ends in a few seconds.
         if self._loader is not None:
             self._loader.join()
-        self._stop.set()
+        self._stopping = True
+        self._wake.set()
         if self._poller is not None:
             self._poller.join(timeout=5)
+        if self._registry_watch is not None:
+            self._registry_watch.stop()
+            self._registry_watch.join(timeout=10)
         for held in list(self.held.values()):
             if held.watcher is not None:
                 held.watcher.stop()

@@ -13,13 +13,17 @@ import contextlib
 import errno
 import logging
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from email.utils import formatdate
 from types import FrameType
 
 import uvicorn
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from semlith import __version__
 from semlith.embed.text import Embedder
@@ -42,29 +46,100 @@ GRACEFUL_SECONDS = 10
 
 class _Server(uvicorn.Server):
     """uvicorn's server, except that a second SIGTERM forces the exit as a second SIGINT
-    does, and a graceful shutdown ends with exit status 0 rather than re-raising the
-    signal (which would kill the process before our own clean-up)."""
+    does, a graceful shutdown ends with exit status 0 rather than re-raising the signal
+    (which would kill the process before our own clean-up), and its main loop sleeps
+    until it is told to stop instead of ticking."""
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _exit: asyncio.Event | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.should_exit:
             self.force_exit = True
         super().handle_exit(sig, frame)
+        self.request_exit()
+
+    def request_exit(self) -> None:
+        """Stop serving; callable from any thread and from a signal handler."""
+        self.should_exit = True
+        loop, wake = self._loop, self._exit
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
 
     async def main_loop(self) -> None:
-        """uvicorn's loop wakes ten times a second; once a second is enough (the date
-        header is refreshed once a second anyway). Idle CPU: 0.19 s -> see performance.md."""
-        counter = 0
-        should_exit = await self.on_tick(counter)
-        while not should_exit:
-            counter = (counter + 10) % 864000  # on_tick does its once-a-second work at % 10
-            await asyncio.sleep(1.0)
-            should_exit = await self.on_tick(counter)
+        """uvicorn's loop wakes ten times a second to see whether it should stop and to
+        refresh the Date header once a second (semlith's once a second still cost 16 ms
+        of CPU per idle minute; issue #25, docs/performance.md, "Idle, wake-up by
+        wake-up"). This one waits for `request_exit`; `DateHeader` dates each response."""
+        self._loop, self._exit = asyncio.get_running_loop(), asyncio.Event()
+        await self.on_tick(0)  # uvicorn's default headers (server), once
+        with _signal_wakeup(self._loop):
+            while not self.should_exit:
+                await self._exit.wait()
+                self._exit.clear()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         with super().capture_signals():
             yield
             self._captured_signals.clear()
+
+
+@contextlib.contextmanager
+def _signal_wakeup(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Wake the event loop when a signal arrives, whichever thread the OS gives it to.
+
+    Python runs a signal's handler on the main thread between bytecodes; a loop asleep in
+    epoll would run it only at its next wake-up. asyncio's own signal handling does the
+    same: a byte on a socket the loop reads (`signal.set_wakeup_fd`)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # uvicorn captures no signals off the main thread either
+        return
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    loop.add_reader(reader.fileno(), _drain, reader)
+    previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        loop.remove_reader(reader.fileno())
+        reader.close()
+        writer.close()
+
+
+def _drain(reader: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        reader.recv(4096)
+
+
+class DateHeader:
+    """ASGI middleware: a Date header on every response, read from the clock then (uvicorn
+    keeps one refreshed by its once-a-second tick, which this daemon does not run)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._second = -1
+        self._value = b""
+
+    def _now(self) -> bytes:
+        now = int(time.time())
+        if now != self._second:
+            self._second, self._value = now, formatdate(now, usegmt=True).encode()
+        return self._value
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def dated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()),
+                                                  (b"date", self._now())]}
+            await send(message)
+        await self.app(scope, receive, dated)
 
 
 def bind(port: int) -> socket.socket:
@@ -121,7 +196,8 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
     fleet = served.fleet
     keys = Keys(agent_key(home), control_key(home))
     config = uvicorn.Config(None, log_level="warning", access_log=False,  # type: ignore[arg-type]
-                            timeout_graceful_shutdown=GRACEFUL_SECONDS, lifespan="on")
+                            timeout_graceful_shutdown=GRACEFUL_SECONDS, lifespan="on",
+                            date_header=False)  # DateHeader dates each response
     server = _Server(config)
 
     def started() -> None:
@@ -130,8 +206,9 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
             fleet.start_watching(debounce)
         fleet.follow()
 
-    config.app = create_app(settings, agent=served.agent, person=served.person, keys=keys,
-                            on_stop=lambda: _stop(server), on_startup=started)
+    config.app = DateHeader(create_app(settings, agent=served.agent, person=served.person,
+                                       keys=keys, on_stop=server.request_exit,
+                                       on_startup=started))
     actual = sock.getsockname()[1]
     fleet.port = actual
     write_discovery(home, actual, __version__)
@@ -145,10 +222,6 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
         served.close()
         clear_discovery(home)
         sock.close()
-
-
-def _stop(server: uvicorn.Server) -> None:
-    server.should_exit = True
 
 
 def wait_until_gone(pid: int, timeout: float) -> bool:

@@ -38,6 +38,7 @@ from semlith.store.milvus_dirs import DEEP, path_dirs
 from semlith.store.milvus_dirs import ENTRY_MAX as DIRS_ENTRY_MAX
 from semlith.store.milvus_target import (
     MilvusTarget,
+    among,
     like_pattern,
     literal,
     milvus_filter,
@@ -354,21 +355,20 @@ class MilvusSpace:
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.dim:
             raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
-        expr = self._filter(filters)
-        if allowlist is not None:
-            expr += f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
+        expr = self._filter(filters) + among(allowlist)
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[query.tolist()], anns_field="dense",
                                      limit=k, filter=expr,
                                      output_fields=["local_id"],
                                      search_params={"metric_type": "IP"}))
 
-    def keyword(self, text: str, k: int, filters: Filters | None = None
-                ) -> list[tuple[int, float]]:
-        """BM25 top `k` (local id, score) of this repo's rows for `text`, within `filters`."""
+    def keyword(self, text: str, k: int, filters: Filters | None = None, *,
+                allowlist: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """BM25 top `k` (local id, score) of this repo's rows for `text`, within `filters`
+        and, given, the chunk ids of `allowlist`."""
         if not text.strip():
             return []
-        expr = self._filter(filters)
+        expr = self._filter(filters) + among(allowlist)
         return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
                                      data=[text], anns_field="sparse", limit=k, filter=expr,
                                      output_fields=["local_id"],

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from semlith.store import query as q
 from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus
 from semlith.store.milvus import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
@@ -24,6 +25,17 @@ from semlith.types import ChunkRecord, Definition
 
 if TYPE_CHECKING:
     from semlith.store.store import Store
+
+# A `--path` selection of at most this share of the store's chunks (the catalog counts
+# them first) goes to Milvus as `local_id in [...]`, a larger one as the `dirs` lookup.
+# On milvus-lite 2.5.1 the list costs ~3 us an id to parse and the lookup ~0.17 us a row
+# to scan; they cross near 1/18 (100k rows: 2,000 ids 8.0 ms, 4,096 ids 21.7, `dirs`
+# 18.5; docs/performance.md, "`--path` as a `dirs` lookup").
+ID_LIST_MAX_SHARE = 0.05
+
+
+def _paths(sel: Selection) -> bool:
+    return bool(sel.filters is not None and sel.filters.paths)
 
 
 class MilvusCorpus(LocalCorpus):
@@ -46,11 +58,27 @@ class MilvusCorpus(LocalCorpus):
               space: str = TEXT) -> Candidates:
         if space != TEXT:  # other spaces (images) stay local
             return super().dense(vector, k, sel, selected, space)
+        ids = self._chosen(sel, selected)
+        if ids is not None:
+            return self.space.search(vector, k, allowlist=ids)
         return self.space.search(vector, k, filters=sel.filters)
 
     def keyword(self, query: KeywordText, k: int, sel: Selection) -> Candidates:
         # Milvus's BM25 over the same words the catalog indexes
-        return self.space.keyword(f"{query.text}\n{query.split}", k, sel.filters)
+        text = f"{query.text}\n{query.split}"
+        ids = self._chosen(sel, self.selected(sel) if _paths(sel) else None)
+        if ids is not None:
+            return self.space.keyword(text, k, allowlist=ids)
+        return self.space.keyword(text, k, sel.filters)
+
+    def _chosen(self, sel: Selection, selected: int | None) -> np.ndarray | None:
+        """The selection's chunk ids, when a `--path` selects few enough of them that
+        Milvus is faster asked for them than for the `dirs` lookup (issue #25;
+        docs/performance.md, "`--path` as a `dirs` lookup"); None otherwise."""
+        if self.mirror or selected is None or not _paths(sel) or \
+                selected > ID_LIST_MAX_SHARE * self.catalog.chunk_count():
+            return None
+        return q.selected_ids(self.catalog, sel)
 
     def definitions(self, name: str, sel: Selection = EVERYTHING, limit: int = 500
                     ) -> list[Definition]:

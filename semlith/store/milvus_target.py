@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import numpy as np
+
 from semlith.errors import BackendError
 from semlith.languages import resolve_language
 from semlith.store.milvus_dirs import DEEP, dirs_key
@@ -143,6 +145,13 @@ def milvus_filter(repo: str, filters: Filters | None, *, dirs: bool = False,
         if group:
             clauses.append(f"lang {op} {literal([resolve_language(v).name for v in group])}")
     return " and ".join(clauses)
+
+
+def among(allowlist: np.ndarray | None) -> str:
+    """The clause that keeps the rows of `allowlist`'s chunk ids ('' for no list)."""
+    if allowlist is None:
+        return ""
+    return f" and local_id in {[int(i) for i in np.asarray(allowlist, np.uint64)]}"
 
 
 def _path_test(pattern: str, dirs: bool, deep: bool) -> str:

@@ -139,3 +139,21 @@ def test_cli_index_killed_mid_run_resumes(tmp_path: Path) -> None:
     stats = subprocess.run([*semlith, "stats", "--json", "--store", str(root / ".semlith")],
                            env=env, capture_output=True, text=True, check=True)
     assert '"pending_files": 0' in stats.stdout and '"files": 36' in stats.stdout
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("0", "0")])
+def test_onnxruntime_telemetry_is_off_before_onnxruntime_loads(
+        given: str | None, expected: str) -> None:
+    """onnxruntime 1.32 sends telemetry every few seconds (a wake-up of the idle daemon,
+    and a report on its user; issue #25) unless its variable is set before its first
+    import; a user's own setting stays."""
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    if given is not None:
+        env["ORT_DISABLE_TELEMETRY"] = given
+    code = ("import sys; from semlith.embed import onnx_model; onnx_model.session_options(1); "
+            "assert 'onnxruntime' in sys.modules; import os; "
+            "print(os.environ['ORT_DISABLE_TELEMETRY'])")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected

@@ -9,6 +9,8 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 import anyio
@@ -139,7 +141,11 @@ def test_bad_credentials_hosts_and_origins(served: Daemon, headers: dict[str, st
 
 
 def test_loopback_origin_and_healthz(served: Daemon) -> None:
-    assert httpx.get(served.url + "/healthz").status_code == 200
+    healthz = httpx.get(served.url + "/healthz")
+    assert healthz.status_code == 200
+    # Dated by the daemon at the response, not by a tick it no longer runs (issue #25).
+    dated = parsedate_to_datetime(healthz.headers["date"])
+    assert abs((dated - datetime.now(UTC)).total_seconds()) < 60
     assert httpx.get(served.url + "/api/status").status_code == 401
     answer = httpx.get(served.url + "/api/status",
                        headers={**served.api, "Origin": "http://localhost:5173"})

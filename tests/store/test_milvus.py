@@ -555,3 +555,40 @@ def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
     assert again.verified["milvus_rows_removed"] == again.verified["chunks_redone"] == 0
     assert again.indexed == 0
     library.close()
+
+
+def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
+        tmp_path: Path, settings: Settings, backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `--path` the catalog resolves to a small share of the chunks goes to Milvus as
+    their ids (`local_id in [...]`), a larger one as `array_contains(dirs, ...)`: the
+    same hits either way (issue #25)."""
+    from semlith.store import milvus_corpus
+
+    library, _ = _indexed(tmp_path, settings, backend)
+    asked: list[int] = []
+    real = milvus_corpus.q.selected_ids
+    monkeypatch.setattr(milvus_corpus.q, "selected_ids",
+                        lambda catalog, sel: asked.append(1) or real(catalog, sel))
+    cases = [("retry with backoff", Filters(paths=("net",))),
+             ("deployment steps", Filters(paths=("/docs",))),
+             ("cache", Filters(paths=("storage/cache.ts", "net/"), exts=("ts",)))]
+
+    def answers(share: float) -> list[list[tuple[str, int, float]]]:
+        monkeypatch.setattr(milvus_corpus, "ID_LIST_MAX_SHARE", share)
+        return [[(h.path, h.start_line, round(h.score, 6)) for h in library.search(
+            query, k=10, filters=filters, scope=EVERY).hits] for query, filters in cases]
+
+    by_dirs = answers(0)
+    assert asked == []
+    by_ids = answers(1.0)
+    assert len(asked) == 2 * len(cases)  # the dense and the keyword list of each
+    assert by_ids == by_dirs and all(by_ids)
+    assert all(p.startswith("net/") for p, _, _ in by_ids[0])
+    assert all(p == "storage/cache.ts" for p, _, _ in by_ids[2])
+    # An exclusion beside a lookup is an expression milvus-lite 2.5.1 refuses ("unsupported
+    # expr proto node"); as chunk ids it is answered.
+    hits = library.search("token", k=10, filters=Filters(paths=("auth", "!auth/password.rs")),
+                          scope=EVERY).hits
+    assert hits and {h.path for h in hits} <= {"auth/tokens.go"}
+    library.close()
