@@ -199,7 +199,7 @@ def test_unknown_method_is_method_not_found(served: Served) -> None:
      'semlith_search: k must be an integer from 1 to 50, not "ten"'),
     ("semlith_search", {"query": 5}, "semlith_search: query must be a string, not 5"),
     ("semlith_search", {"query": "retry", "format": "everything"},
-     'format must be one of "locate", "excerpt", not "everything"'),
+     'format must be one of "locate", "excerpt", "files", not "everything"'),
     ("semlith_search", {}, "semlith_search needs the argument query (a string)"),
     ("semlith_search", {"query": "   "}, "the query is empty"),
     ("semlith_search", {"query": "retry", "stores": ["nope"]},
