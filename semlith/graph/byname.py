@@ -44,7 +44,7 @@ def by_name(resolver: Resolver, ctx: FileContext, call: Call) -> Resolution | No
     key = (call.name, lang, bare, is_test(ctx.file.path))
     candidates = resolver.candidates.get(key)
     if candidates is None:  # the same for every call of the name (one `impact`: thousands)
-        candidates = [d for d in resolver.named(call.name) if family(d.lang) == lang and
+        candidates = [d for d in resolver.named(call.name, ctx.file.lang) if
                       ((d.kind != "method" and "." not in d.qualname) if bare else
                        _is_member(resolver, d))]
         if not key[3]:  # code does not call into its tests

@@ -44,6 +44,12 @@ def family(lang: str) -> str:
     return FAMILIES.get(lang, lang)
 
 
+def languages_of(lang: str) -> tuple[str, ...]:
+    """Every language of `lang`'s family (`typescript` -> javascript, typescript, tsx)."""
+    mine = family(lang)
+    return tuple(k for k, v in FAMILIES.items() if v == mine) or (lang,)
+
+
 def _python_name(path: str, is_package: Callable[[str], bool]) -> str:
     """`src/shop/models.py` -> `shop.models` when `src/shop` is a package and `src` is
     not; a package's `__init__` is the package."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from semlith.graph.byname import JAVA_LIKE, by_name
 from semlith.graph.context import FileContext
-from semlith.graph.modules import ModuleMap, family
+from semlith.graph.modules import ModuleMap, family, languages_of
 from semlith.graph.outside import PY_BUILTIN_TYPES, PY_BUILTINS, Outside, is_literal, made_outside
 from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import Call, Import, ImportKind, Local, LocalKind, QualifierKind
@@ -42,7 +42,7 @@ class Resolver:
         self.catalog = catalog
         self.modules = ModuleMap(catalog)
         self._contexts: dict[int, FileContext] = {}
-        self._named: dict[str, list[GraphDef]] = {}
+        self._named: dict[tuple[str, str], list[GraphDef]] = {}
         self.candidates: dict[tuple[str, str, bool, bool], list[GraphDef]] = {}  # by_name's
 
     def context(self, file_id: int) -> FileContext:
@@ -58,10 +58,13 @@ class Resolver:
         for i in wanted:
             self._contexts[i] = FileContext.build(self.modules.file(i), edges[i], defs[i])
 
-    def named(self, name: str) -> list[GraphDef]:
-        if name not in self._named:
-            self._named[name] = self.modules.with_edges(definitions_named(self.catalog, name))
-        return self._named[name]
+    def named(self, name: str, lang: str) -> list[GraphDef]:
+        """The definitions `name` in the language family of `lang` (all a caller uses)."""
+        key = (name, family(lang))
+        if key not in self._named:
+            self._named[key] = self.modules.with_edges(
+                definitions_named(self.catalog, name, languages_of(lang)))
+        return self._named[key]
 
     def file_id(self, path: str) -> int | None:
         return self.modules.id_at(path)
@@ -210,8 +213,8 @@ class Resolver:
             member = self._member(bound, call.name, 0)
             if member is not None:
                 return member
-        elif head == receiver and receiver[:1].isupper() and not any(
-                family(d.lang) == family(ctx.file.lang) for d in self.named(receiver)):
+        elif head == receiver and receiver[:1].isupper() and \
+                not self.named(receiver, ctx.file.lang):
             raise Outside  # `String.format`, `Math.max`: a type the corpus does not define
         elif head == receiver and ctx.file.lang == "python" and receiver in PY_BUILTIN_TYPES:
             raise Outside  # `object.__repr__(self)`, `dict.fromkeys(...)`
@@ -340,9 +343,8 @@ class Resolver:
         if isinstance(bound, GraphDef):
             return bound
         if bound is None and "." not in text:
-            candidates = [d for d in self.named(text) if d.qualname == d.name
-                          and family(d.lang) == family(ctx.file.lang) and
-                          self.context(d.file_id).type_named(d.qualname)]
+            candidates = [d for d in self.named(text, ctx.file.lang) if d.qualname == d.name
+                          and self.context(d.file_id).type_named(d.qualname)]
             if len(candidates) == 1:
                 return candidates[0]
         return None

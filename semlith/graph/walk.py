@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from semlith.errors import UnknownSymbol
-from semlith.graph.modules import family
+from semlith.graph.modules import languages_of
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Resolution, Status
 from semlith.graph_types import GraphEdge, GraphNode
@@ -117,15 +117,12 @@ def callers_of(resolver: Resolver, target: GraphDef
     """(calling definition or None at a file's top, its file, the call, resolution) of
     every call that may mean `target`."""
     found = []
-    lang = family(target.lang)
-    sites = calls_named(resolver.catalog, [target.name])
+    # A call in another language never means it: not even fetched.
+    sites = calls_named(resolver.catalog, [target.name], languages_of(target.lang))
     resolver.modules.load(s.file_id for s in sites)
-    resolver.preload(s.file_id for s in sites if (f := resolver.modules.get(s.file_id))
-                     and family(f.lang) == lang)  # each is resolved below
+    sites = [s for s in sites if resolver.modules.get(s.file_id) is not None]
+    resolver.preload(s.file_id for s in sites)  # each is resolved below
     for site in sites:
-        f = resolver.modules.get(site.file_id)
-        if f is None or family(f.lang) != lang:
-            continue  # a call in another language never means it (and costs a parse)
         res = resolver.resolve(site.file_id, site.call)
         if res is None or not any(_key(t) == _key(target) for t in res.targets):
             continue

@@ -284,17 +284,23 @@ def _edges_of(catalog: Catalog, ids: list[int], calls: bool) -> dict[int, FileEd
     return out
 
 
-def calls_named(catalog: Catalog, names: Iterable[str]) -> list[CallSite]:
-    """Every stored call whose callee is written with one of `names`."""
+def calls_named(catalog: Catalog, names: Iterable[str], langs: Sequence[str] = ()
+                ) -> list[CallSite]:
+    """Every stored call whose callee is written with one of `names`; only those in
+    files of `langs` when it is given."""
     wanted = sorted(set(names))
     if not wanted:
         return []
     marks = ",".join("?" * len(wanted))
-    return [CallSite(int(r[0]), Call(int(r[1]), int(r[2]), str(r[3]), str(r[4]),
-                                     _QUALIFIER[r[5]], str(r[6])))
+    # The language is asked of SQL: a name's sites in other languages were fetched,
+    # turned into objects and their files looked up only to be skipped (#22).
+    where = f" AND f.lang IN ({','.join('?' * len(langs))})" if langs else ""
+    return [CallSite(r[0], Call(r[1], r[2], r[3], r[4], _QUALIFIER[r[5]], r[6]))
             for r in catalog.db.execute(
-                "SELECT file_id, line, col, name, receiver, qualifier, caller FROM edge_calls"
-                f" WHERE name IN ({marks}) ORDER BY file_id, line, col", wanted)]
+                "SELECT c.file_id, c.line, c.col, c.name, c.receiver, c.qualifier, c.caller"
+                f" FROM edge_calls c JOIN files f ON f.id = c.file_id"
+                f" WHERE c.name IN ({marks}){where} ORDER BY c.file_id, c.line, c.col",
+                [*wanted, *langs])]
 
 
 def calls_from(catalog: Catalog, file_id: int, caller: str) -> list[Call]:
@@ -320,11 +326,14 @@ def _definitions(rows: Iterable[tuple[Any, ...]]) -> list[GraphDef]:
     return [GraphDef(*r) for r in rows]
 
 
-def definitions_named(catalog: Catalog, name: str) -> list[GraphDef]:
-    """Every definition whose simple name is `name` (case-sensitive)."""
+def definitions_named(catalog: Catalog, name: str, langs: Sequence[str] = ()
+                      ) -> list[GraphDef]:
+    """Every definition whose simple name is `name` (case-sensitive); only those in
+    files of `langs` when it is given."""
+    where = f" AND f.lang IN ({','.join('?' * len(langs))})" if langs else ""
     return _definitions(catalog.db.execute(
-        f"{_DEFINITION} WHERE s.name = ? COLLATE NOCASE AND s.name = ?"
-        " ORDER BY f.path, s.start_line", (name, name)))
+        f"{_DEFINITION} WHERE s.name = ? COLLATE NOCASE"
+        f" AND s.name = ?{where} ORDER BY f.path, s.start_line", (name, name, *langs)))
 
 
 def definitions_of(catalog: Catalog, file_ids: Sequence[int]) -> dict[int, list[GraphDef]]:

@@ -11,11 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from semlith.graph.modules import languages_of
 from semlith.ingest.graph import extract
 from semlith.local import LocalLibrary
 from semlith.settings import Settings
 from semlith.store.catalog import Catalog
-from semlith.store.edges import edge_counts, failed_edges, file_edges
+from semlith.store.edges import (
+    calls_named,
+    definitions_named,
+    edge_counts,
+    failed_edges,
+    file_edges,
+)
 from semlith.types import IndexReport, Scope
 from tests.conftest import RecordingFactory
 
@@ -166,3 +173,28 @@ def test_an_edit_is_seen_by_the_next_graph_question(tree: Path, settings: Settin
         assert after == before | {"audit"}
     finally:
         library.close()
+
+
+def test_a_name_is_read_in_one_language_family_when_asked(tree: Path, settings: Settings
+                                                          ) -> None:
+    (tree / "web").mkdir()
+    (tree / "web" / "form.js").write_text("function validate(x) { return x; }\nvalidate(1);\n")
+    (tree / "web" / "page.ts").write_text("import { validate } from './form';\nvalidate(2);\n")
+    index(tree, settings)
+    cat = catalog(tree)
+    try:
+        def paths(file_ids: list[int]) -> set[str]:
+            return {str(cat.db.execute("SELECT path FROM files WHERE id=?", (i,)).fetchone()[0])
+                    for i in file_ids}
+        every = paths([s.file_id for s in calls_named(cat, ["validate"])])
+        python = paths([s.file_id for s in calls_named(cat, ["validate"], ("python",))])
+        js = paths([s.file_id for s in calls_named(cat, ["validate"], languages_of("tsx"))])
+        assert {"web/form.js", "web/page.ts", "shop/models.py"} <= every
+        assert python == every - {"web/form.js", "web/page.ts"}
+        assert js == {"web/form.js", "web/page.ts"}
+        assert [d.path for d in definitions_named(cat, "validate", languages_of("typescript"))
+                ] == ["web/form.js"]
+        assert "web/form.js" not in {d.path for d in definitions_named(cat, "validate",
+                                                                        ("python",))}
+    finally:
+        cat.close()
