@@ -43,7 +43,10 @@ class Resolver:
         self.modules = ModuleMap(catalog)
         self._contexts: dict[int, FileContext] = {}
         self._named: dict[tuple[str, str], list[GraphDef]] = {}
-        self.candidates: dict[tuple[str, str, bool, bool], list[GraphDef]] = {}  # by_name's
+        # by_name's: a name's candidates, a file's tie-break among them, a file's imports
+        self.candidates: dict[tuple[str, str, bool, bool], list[GraphDef]] = {}
+        self.nearest: dict[tuple[tuple[str, str, bool, bool], int], list[int]] = {}
+        self.imported_files: dict[int, set[int]] = {}
 
     def context(self, file_id: int) -> FileContext:
         if file_id not in self._contexts:
