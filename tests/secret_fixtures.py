@@ -84,6 +84,12 @@ def fakes(seed: int = 13) -> Fakes:
     )
 
 
+def assert_nothing_leaks(text: str, fake: Fakes | None = None) -> None:
+    """None of the fakes (by default those of `fakes()`) is in `text`."""
+    for secret in (fake or fakes()).all:
+        assert secret not in text
+
+
 def write_secret_tree(root: Path, fake: Fakes) -> None:
     """The leaks issue 13 found, under the names a careless user gives them.
 

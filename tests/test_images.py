@@ -39,7 +39,7 @@ from semlith.store.vectors import LocalSpace
 from semlith.types import IndexReport, Progress
 from tests.cli_util import run
 from tests.conftest import HashEmbedder, add_file, unit_vectors
-from tests.server.test_app import ACCEPT, _open_session, app_over_fleet
+from tests.server_util import ACCEPT, app_over_fleet, open_session
 
 
 @pytest.fixture(scope="session")
@@ -552,7 +552,7 @@ def test_mcp_read_attaches_the_image_when_asked(indexed: Path, settings: Setting
     app, fleet, keys = app_over_fleet(settings, engine)
     try:
         with TestClient(app, base_url="http://127.0.0.1:7365") as client:
-            session = _open_session(client, {"Authorization": f"Bearer {keys.agent}", **ACCEPT,
+            session = open_session(client, {"Authorization": f"Bearer {keys.agent}", **ACCEPT,
                                              "Semlith-Roots": str(indexed)})
 
             def read(**extra: object) -> list[dict[str, Any]]:

@@ -12,8 +12,7 @@ import pytest
 from semlith.cli import main
 from semlith.cli.colour import wanted
 from semlith.ranking.relevance import calibrated, relevances
-from tests.cli.test_grep import tree  # noqa: F401 - the indexed sample, as grep's tests use it
-from tests.cli_util import run
+from tests.cli_util import run, tree  # noqa: F401 - the indexed sample
 
 ESC = "\x1b["
 

@@ -17,24 +17,14 @@ from semlith.local import LocalLibrary, grep
 from semlith.local.grep import compile_pattern, enclosing
 from semlith.settings import Settings
 from semlith.types import Definition, Filters, Scope
-from tests.cli_util import run
+from tests.cli_util import run, tree  # noqa: F401 - the indexed sample
 from tests.conftest import HashEmbedder
-from tests.ingest.test_secrets import assert_nothing_leaks
-from tests.secret_fixtures import fakes, write_secret_tree
-from tests.server.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
+from tests.secret_fixtures import assert_nothing_leaks, fakes, write_secret_tree
+from tests.server_util import Served, call_tool, served  # noqa: F401 - the module fixture
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 PATTERNS = [("retry", False), ("def ", False), ("(", False), (r"\bclass\s+\w+", True),
             (r"^\s*(import|from)\b", True), (r"[Tt]oken", True)]
-
-
-@pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    monkeypatch.chdir(root)
-    assert run("index", str(root), "--quiet").exit_code == 0
-    return root
 
 
 def _reference(root: Path, pattern: str, regex: bool, suffix: str = "",
@@ -73,7 +63,7 @@ def _rg(root: Path, *args: str) -> set[str]:
 
 
 @pytest.mark.parametrize(("pattern", "regex"), PATTERNS)
-def test_the_same_lines_as_a_reference_grep(tree: Path, pattern: str, regex: bool) -> None:
+def test_the_same_lines_as_a_reference_grep(tree: Path, pattern: str, regex: bool) -> None:  # noqa: F811
     flag = "--regex" if regex else "--exact"
     assert _cli(flag, pattern) == _reference(tree, pattern, regex)
     assert _cli(flag, pattern, "--ext", "py") == _reference(tree, pattern, regex, ".py")
@@ -84,7 +74,7 @@ NO_RG = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not in
 
 @NO_RG
 @pytest.mark.parametrize(("pattern", "regex"), PATTERNS)
-def test_the_same_lines_as_ripgrep(tree: Path, pattern: str, regex: bool) -> None:
+def test_the_same_lines_as_ripgrep(tree: Path, pattern: str, regex: bool) -> None:  # noqa: F811
     expected = _rg(tree, *([] if regex else ["-F"]), "--", pattern)
     assert _cli("--regex" if regex else "--exact", pattern) == expected
 
@@ -96,7 +86,7 @@ CONTEXTS = [("-A", "2"), ("-B", "3"), ("-A", "1", "-B", "2"), ("-C", "1"),
 
 
 @NO_RG
-def test_the_same_context_and_counts_as_ripgrep(tree: Path) -> None:
+def test_the_same_context_and_counts_as_ripgrep(tree: Path) -> None:  # noqa: F811
     for pattern, regex in PATTERNS:  # one index for every case: it is the slow part
         flag, literal = ("--regex" if regex else "--exact"), [] if regex else ["-F"]
         for context in CONTEXTS:
@@ -108,13 +98,13 @@ def test_the_same_context_and_counts_as_ripgrep(tree: Path) -> None:
             line for line in expected if line.startswith("net/")}
 
 
-def test_after_and_before_override_context_on_their_side(tree: Path) -> None:
+def test_after_and_before_override_context_on_their_side(tree: Path) -> None:  # noqa: F811
     for args, sides in [(("-C", "2", "-A", "0"), (2, 0)), (("-B", "0", "-C", "3"), (0, 3))]:
         assert _cli("--exact", "retry", *args) == _reference(tree, "retry", False,
                                                             context=sides)
 
 
-def test_context_files_only_and_json(tree: Path) -> None:
+def test_context_files_only_and_json(tree: Path) -> None:  # noqa: F811
     lines = (tree / "net/retry.py").read_text().split("\n")
     n = next(i for i, line in enumerate(lines, 1) if "class RetryPolicy" in line)
     out = run("search", "--exact", "class RetryPolicy", "-C", "1").output.splitlines()
@@ -137,7 +127,7 @@ def _defs(root: Path, rel: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def test_each_match_names_its_innermost_definition(tree: Path) -> None:
+def test_each_match_names_its_innermost_definition(tree: Path) -> None:  # noqa: F811
     defs = set(_defs(tree, "net/retry.py"))
     assert {label for *_, label in defs} >= {"class RetryPolicy", "method RetryPolicy.delay"}
     data = json.loads(run("search", "--regex", r"self\.|import|policy", "--path",
@@ -178,7 +168,7 @@ def test_the_innermost_definition_of_each_line_in_one_pass() -> None:
     assert enclosing([], [1, 2]) == [None, None]
 
 
-def test_a_file_changed_since_indexing_names_no_definition(tree: Path) -> None:
+def test_a_file_changed_since_indexing_names_no_definition(tree: Path) -> None:  # noqa: F811
     path = tree / "net/retry.py"
     path.write_text("\n\n" + path.read_text())  # every definition two lines further now
     data = json.loads(run("search", "--exact", "def delay", "--json").output)
@@ -186,7 +176,7 @@ def test_a_file_changed_since_indexing_names_no_definition(tree: Path) -> None:
     assert data["matches"][0]["line"] == 17  # the lines are the file's own, as read serves
 
 
-def test_the_limit_counts_what_it_left_out(tree: Path) -> None:
+def test_the_limit_counts_what_it_left_out(tree: Path) -> None:  # noqa: F811
     every = _reference(tree, "e", False)
     result = run("search", "--exact", "e", "--limit", "5", "--no-definitions")
     assert result.exit_code == 0
@@ -199,20 +189,20 @@ def test_the_limit_counts_what_it_left_out(tree: Path) -> None:
             in result.stderr)
 
 
-def test_nothing_found_exits_1_without_error_text(tree: Path) -> None:
+def test_nothing_found_exits_1_without_error_text(tree: Path) -> None:  # noqa: F811
     result = run("search", "--exact", "no line holds this")
     assert result.exit_code == 1 and result.output == ""
 
 
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(\w*)*x", r"(a|b?)+c", r"(x)\1",
                                      r"(?:a{1,3}){20,}"])
-def test_catastrophic_patterns_are_refused_in_one_line(tree: Path, pattern: str) -> None:
+def test_catastrophic_patterns_are_refused_in_one_line(tree: Path, pattern: str) -> None:  # noqa: F811
     result = run("search", "--regex", pattern)
     assert result.exit_code == 1
     assert len(result.output.strip().splitlines()) == 1 and "refused" in result.output
 
 
-def test_a_slow_pattern_stops_the_search_and_says_where(tree: Path,
+def test_a_slow_pattern_stops_the_search_and_says_where(tree: Path,  # noqa: F811
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grep, "FILE_BUDGET", 0.2)
     (tree / "long.txt").write_text(("a" * 3000 + " ") * 3 + "\nneedle\n")
@@ -224,7 +214,7 @@ def test_a_slow_pattern_stops_the_search_and_says_where(tree: Path,
     assert "stopped at proj:long.txt:1: the pattern took over 0.2 s" in result.stderr
 
 
-def test_a_file_replaced_by_a_link_out_of_the_root_is_not_searched(tree: Path) -> None:
+def test_a_file_replaced_by_a_link_out_of_the_root_is_not_searched(tree: Path) -> None:  # noqa: F811
     outside = tree.parent / "outside.txt"
     outside.write_text("OUTSIDE the root\n")
     (tree / "net/retry.py").unlink()
@@ -281,46 +271,46 @@ def test_withheld_files_are_not_searched_and_redactions_stay(tmp_path: Path,
 # -- the MCP tool: semlith_search's mode ----------------------------------------------
 
 def test_semlith_search_exact_and_regex_modes(served: Served) -> None:  # noqa: F811
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "class RetryPolicy", "mode": "exact"})
     assert not failed and text.splitlines() == ["net/retry.py=7=class RetryPolicy",
                                                 "net/retry.py:7:class RetryPolicy:"]
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": r"def \w+\(", "mode": "regex", "ext": "py"})
     lines = [line for line in text.splitlines() if line]
     assert not failed and lines
     assert all(re.match(r"^[^:=]+\.py[:=]\d+[:=]", line) for line in lines)
     assert "net/retry.py=15=method RetryPolicy.delay" in lines
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "no line holds this", "mode": "exact"})
     assert not failed and text == "No line matches."
-    text, failed = _call_tool(served, "semlith_search", {"query": "(a+)+", "mode": "regex"})
+    text, failed = call_tool(served, "semlith_search", {"query": "(a+)+", "mode": "regex"})
     assert failed and "refused" in text and "\n" not in text
 
 
 def test_semlith_search_exact_mode_takes_context_and_a_files_format(
         served: Served) -> None:  # noqa: F811
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "class RetryPolicy", "mode": "exact", "context": 1})
     lines = text.splitlines()
     assert not failed and "net/retry.py:7:class RetryPolicy:" in lines
     assert any(line.startswith("net/retry.py-8-") for line in lines)  # rg's context line
     assert any(line.startswith("net/retry.py-6-") for line in lines)
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": r"def \w+\(", "mode": "regex", "format": "files"})
     paths = text.splitlines()
     assert not failed and "net/retry.py" in paths and all(":" not in p for p in paths)
     assert len(paths) == len(set(paths))
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "retry delay", "format": "files"})
     assert not failed and text.splitlines()[0].endswith(".py")
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "class RetryPolicy", "mode": "exact", "context": 11})
     assert not failed and "context" in text.splitlines()[-1]  # clamped to 10, and said
 
 
 def test_semlith_search_exact_mode_stays_within_max_tokens(served: Served) -> None:  # noqa: F811
-    text, failed = _call_tool(served, "semlith_search",
+    text, failed = call_tool(served, "semlith_search",
                               {"query": "e", "mode": "exact", "max_tokens": 100})
     assert not failed and len(text) // 4 <= 100 + 40  # the lines, and the note saying so
     assert "more matching lines here" in text and "raise max_tokens" in text

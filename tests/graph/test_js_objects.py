@@ -13,7 +13,7 @@ from semlith.graph.resolve import Resolver
 from semlith.graph.status import Status
 from semlith.store import Store
 from semlith.store.edges import file_edges
-from tests.graph.test_modules import build
+from tests.graph_util import build
 
 FILES = {
     "lib/app.js": """var app = exports = module.exports = {};

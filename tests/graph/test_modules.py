@@ -12,11 +12,11 @@ import pytest
 from semlith.graph import answers
 from semlith.graph.resolve import Resolver
 from semlith.indexer import Indexer
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.edges import FOLDER_NAME_SQL, FOLDER_SQL, NAME_SQL, file_edges
 from semlith.types import Filters
 from tests.conftest import HashEmbedder
+from tests.graph_util import build
 
 FILES = {
     "src/shop/__init__.py": "from .models import Cart\n",
@@ -30,17 +30,6 @@ FILES = {
     "go/main.go": 'package main\n\nimport "example.com/acme/shop"\n\n'
                   "func main() { shop.Total() }\n",
 }
-
-
-def build(root: Path, files: dict[str, str]) -> Store:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    embedder = HashEmbedder()
-    store = Store.create(root / ".semlith", model=embedder.name, dim=embedder.dim,
-                         settings=Settings.load(home=root.parent / "home"), root=root)
-    Indexer(store, root, lambda: embedder).run()
-    return store
 
 
 @pytest.fixture

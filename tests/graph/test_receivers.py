@@ -9,7 +9,7 @@ from pathlib import Path
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Status
 from semlith.store.edges import file_edges
-from tests.graph.test_modules import build
+from tests.graph_util import build
 
 FILES = {
     "shop/__init__.py": "",

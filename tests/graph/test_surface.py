@@ -20,7 +20,8 @@ from semlith.local.fleet import Fleet
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 from tests.graph.conftest import GRAPH
-from tests.server.test_app import ACCEPT, _open_session, app_over_fleet
+from tests.server_util import ACCEPT, app_over_fleet
+from tests.server_util import open_session as _open_session  # the old name: body untouched
 
 
 @dataclass

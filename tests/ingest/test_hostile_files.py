@@ -23,7 +23,7 @@ from semlith.settings import Settings
 from semlith.store import Store
 from tests.conftest import HashEmbedder, RecordingFactory
 from tests.hostile_files import GENERATED_MARKER, generated_python, minified_bundle
-from tests.test_watch import Watched, eventually
+from tests.watch_util import Watched, eventually
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 PY, JS = language_of("x.py"), language_of("x.js")

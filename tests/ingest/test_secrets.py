@@ -22,7 +22,7 @@ from semlith.store import Store
 from semlith.types import Scope
 from tests.conftest import HashEmbedder, RecordingFactory
 from tests.secret_fixtures import (
-    Fakes,
+    assert_nothing_leaks,
     everything_stored,
     fakes,
     index,
@@ -42,11 +42,6 @@ def tree(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
     write_secret_tree(root, FAKE)
     return root
-
-
-def assert_nothing_leaks(text: str, fake: Fakes = FAKE) -> None:
-    for secret in fake.all:
-        assert secret not in text
 
 
 # -- the rules on their own ------------------------------------------------------------

@@ -9,9 +9,7 @@ tool result or a 4xx, never a 5xx, and the app keeps answering.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,131 +17,34 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp.shared.inbound import encode_header_value
-from starlette.testclient import TestClient
 
-from semlith.home import agent_key, control_key, registered_stores
-from semlith.local import Engine, LocalLibrary
-from semlith.local.fleet import Fleet
-from semlith.server.app import MAX_BODY, Keys, create_app
-from semlith.settings import Settings
-from tests.conftest import HashEmbedder
+from semlith.server.app import MAX_BODY
+from tests.server_util import (  # noqa: F401 - the module fixture
+    ACCEPT,
+    SECRET,
+    Served,
+    call_tool,
+    modern_headers,
+    modern_meta,
+    served,
+)
 
-SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
-MODERN = "2026-07-28"
-SECRET = "semlith-test-secret-4f1c2a"  # the content of files outside the root
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 READ_ONLY_TOOLS = ["semlith_search", "semlith_read", "semlith_files", "semlith_stats",
                    "semlith_symbol"]
 FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@dataclass
-class Served:
-    client: TestClient
-    key: str
-    control: str
-    session: dict[str, str]  # headers of an initialized legacy session
-
-    @property
-    def auth(self) -> dict[str, str]:
-        """For /mcp: the agent key."""
-        return {"Authorization": f"Bearer {self.key}", **ACCEPT}
-
-    @property
-    def api(self) -> dict[str, str]:
-        """For /api: the control key."""
-        return {"Authorization": f"Bearer {self.control}", **ACCEPT}
-
-
-def _tree(tmp: Path) -> Path:
-    """The sample tree, plus symlinks (a file and a folder) that point outside it."""
-    root = tmp / "proj"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
-    (tmp / "secret.txt").write_text(f"{SECRET}\n")
-    (tmp / "outside").mkdir()
-    (tmp / "outside" / "secret.py").write_text(f"TOKEN = {SECRET!r}\n")
-    (root / "leak.txt").symlink_to(tmp / "secret.txt")
-    (root / "vendor").symlink_to(tmp / "outside", target_is_directory=True)
-    return root
-
-
-def app_over_fleet(config: Settings, engine: Engine) -> tuple[Any, Fleet, Keys]:
-    """The daemon's app over a fleet holding every registered store, models loaded:
-    (app, fleet, keys). The caller closes the fleet and the engine."""
-    fleet = Fleet(engine)
-    fleet.open(registered_stores(config.home))
-    fleet.load_models()
-    keys = Keys(agent_key(config.home), control_key(config.home))
-    app = create_app(config, agent=LocalLibrary(config, engine=engine, source=fleet,
-                                                agent=True),
-                     person=LocalLibrary(config, engine=engine, source=fleet), keys=keys)
-    return app, fleet, keys
-
-
-def _open_session(client: TestClient, headers: dict[str, str]) -> dict[str, str]:
-    init = client.post("/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}})
-    assert init.status_code == 200, init.text
-    session = {**headers, "Mcp-Session-Id": init.headers["mcp-session-id"],
-               "MCP-Protocol-Version": init.json()["result"]["protocolVersion"]}
-    done = client.post("/mcp", headers=session,
-                       json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-    assert done.status_code == 202, done.text
-    return session
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    tmp = tmp_path_factory.mktemp("app")
-    root = _tree(tmp)
-    config = Settings.load(env={"SEMLITH_HOME": str(tmp / "home")})
-    engine = Engine(config, lambda name: HashEmbedder(name))
-    assert LocalLibrary(config, engine=engine).index([str(root)]).indexed == 9
-    asgi, fleet, keys = app_over_fleet(config, engine)
-    with TestClient(asgi, base_url="http://127.0.0.1:7365",
-                    raise_server_exceptions=False) as client:
-        auth = {"Authorization": f"Bearer {keys.agent}", **ACCEPT}
-        yield Served(client, keys.agent, keys.control, _open_session(client, auth))
-    fleet.close()
-    engine.close()
-
-
-def _modern(method: str, name: str | None = None) -> dict[str, str]:
-    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": encode_header_value(method)}
-    if name is not None:
-        headers["Mcp-Name"] = encode_header_value(name)
-    return headers
-
-
-def _modern_meta() -> dict[str, Any]:
-    return {"io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}}
-
-
-def _call_tool(served: Served, name: str, arguments: Any) -> tuple[str, bool]:
-    """tools/call in the legacy session -> (text, isError)."""
-    answer = served.client.post("/mcp", headers=served.session, json={
-        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": name, "arguments": arguments}})
-    assert answer.status_code == 200, answer.text
-    result = answer.json()["result"]
-    return "\n".join(c["text"] for c in result["content"]), bool(result["isError"])
-
-
-def _assert_alive(served: Served) -> None:
+def _assert_alive(served: Served) -> None:  # noqa: F811
     """The app still answers: a ping in the session and a stateless tools/call."""
     ping = served.client.post("/mcp", headers=served.session,
                               json={"jsonrpc": "2.0", "id": 99, "method": "ping"})
     assert ping.status_code == 200 and ping.json() == {"jsonrpc": "2.0", "id": 99, "result": {}}
-    modern = served.client.post("/mcp", headers={**served.auth, **_modern(
+    modern = served.client.post("/mcp", headers={**served.auth, **modern_headers(
         "tools/call", "semlith_search")}, json={
         "jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": {
             "name": "semlith_search", "arguments": {"query": "RetryPolicy backoff", "k": 3},
-            "_meta": _modern_meta()}})
+            "_meta": modern_meta()}})
     assert modern.status_code == 200, modern.text
     result = modern.json()["result"]
     assert not result["isError"] and result["content"][0]["text"].startswith("net/retry.py")
@@ -171,23 +72,25 @@ def _assert_not_a_server_error(answer: httpx.Response) -> None:
 ], ids=["invalid-json", "invalid-utf8", "empty", "list-of-numbers", "string", "null",
         "no-method", "wrong-version", "deeply-nested"])
 @pytest.mark.parametrize("mode", ["session", "modern"])
-def test_malformed_json_rpc_gets_a_json_rpc_error(served: Served, body: bytes,
+def test_malformed_json_rpc_gets_a_json_rpc_error(served: Served, body: bytes,  # noqa: F811
                                                   mode: str) -> None:
-    headers = served.session if mode == "session" else {**served.auth, **_modern("ping")}
+    headers = (served.session if mode == "session"
+               else {**served.auth, **modern_headers("ping")})
     answer = served.client.post("/mcp", content=body, headers=headers)
     assert 400 <= answer.status_code < 500, (answer.status_code, answer.text)
     assert answer.json()["error"]["code"] in {-32700, -32600, -32602}
     _assert_alive(served)
 
 
-def test_unknown_method_is_method_not_found(served: Served) -> None:
+def test_unknown_method_is_method_not_found(served: Served) -> None:  # noqa: F811
     answer = served.client.post("/mcp", headers=served.session, json={
         "jsonrpc": "2.0", "id": 3, "method": "no/such/method"})
     assert answer.status_code < 500
     assert answer.json()["error"]["code"] == -32601
-    modern = served.client.post("/mcp", headers={**served.auth, **_modern("no/such/method")},
+    modern = served.client.post("/mcp",
+                                headers={**served.auth, **modern_headers("no/such/method")},
                                 json={"jsonrpc": "2.0", "id": 4, "method": "no/such/method",
-                                      "params": {"_meta": _modern_meta()}})
+                                      "params": {"_meta": modern_meta()}})
     assert modern.status_code < 500
     assert modern.json()["error"]["code"] == -32601
     _assert_alive(served)
@@ -208,15 +111,15 @@ def test_unknown_method_is_method_not_found(served: Served) -> None:
     ("semlith_read", {"target": "net/retry.py:9-3"}, "bad line range"),
 ], ids=["unknown-tool", "k-string", "query-int", "bad-format", "missing-query",
         "blank-query", "unknown-store", "missing-target", "backwards-range"])
-def test_bad_tool_calls_are_tool_errors(served: Served, name: str, arguments: Any,
+def test_bad_tool_calls_are_tool_errors(served: Served, name: str, arguments: Any,  # noqa: F811
                                         expected: str) -> None:
-    text, failed = _call_tool(served, name, arguments)
+    text, failed = call_tool(served, name, arguments)
     assert failed and expected in text
     assert "Traceback" not in text
     _assert_alive(served)
 
 
-def test_arguments_that_are_not_an_object(served: Served) -> None:
+def test_arguments_that_are_not_an_object(served: Served) -> None:  # noqa: F811
     answer = served.client.post("/mcp", headers=served.session, json={
         "jsonrpc": "2.0", "id": 5, "method": "tools/call",
         "params": {"name": "semlith_search", "arguments": ["retry"]}})
@@ -225,10 +128,11 @@ def test_arguments_that_are_not_an_object(served: Served) -> None:
     _assert_alive(served)
 
 
-def test_a_huge_body_is_refused(served: Served) -> None:
+def test_a_huge_body_is_refused(served: Served) -> None:  # noqa: F811
     huge = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
         "name": "semlith_search", "arguments": {"query": "x" * (MAX_BODY + 1)}}})
-    for headers in (served.session, {**served.auth, **_modern("tools/call", "semlith_search")}):
+    for headers in (served.session,
+                    {**served.auth, **modern_headers("tools/call", "semlith_search")}):
         answer = served.client.post("/mcp", content=huge, headers=headers)
         assert answer.status_code == 413
     api_answer = served.client.post("/api/search", content=huge, headers=served.api)
@@ -236,7 +140,7 @@ def test_a_huge_body_is_refused(served: Served) -> None:
     _assert_alive(served)
 
 
-def test_a_huge_chunked_body_is_413_everywhere(served: Served) -> None:
+def test_a_huge_chunked_body_is_413_everywhere(served: Served) -> None:  # noqa: F811
     """Without Content-Length the limit is met while reading: /api answered 400 (#25)."""
     def chunks() -> Iterator[bytes]:
         yield b'{"query": "'
@@ -252,18 +156,18 @@ def test_a_huge_chunked_body_is_413_everywhere(served: Served) -> None:
     _assert_alive(served)
 
 
-def test_read_of_the_stores_own_file_is_refused(served: Served) -> None:
+def test_read_of_the_stores_own_file_is_refused(served: Served) -> None:  # noqa: F811
     for target in (".semlith/store.db", "store.db", "retrypolicy"):
-        text, failed = _call_tool(served, "semlith_read", {"target": target})
+        text, failed = call_tool(served, "semlith_read", {"target": target})
         assert failed and "neither an indexed file nor a symbol" in text, (target, text)
-    text, failed = _call_tool(served, "semlith_read", {"target": "RetryPolicy"})
+    text, failed = call_tool(served, "semlith_read", {"target": "RetryPolicy"})
     assert not failed and "net/retry.py" in text
 
 
-def test_a_forget_of_star_says_nothing_matched(served: Served) -> None:
-    text, failed = _call_tool(served, "semlith_forget", {"path": "*"})
+def test_a_forget_of_star_says_nothing_matched(served: Served) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_forget", {"path": "*"})
     assert failed and "'*' matches no indexed file of store 'proj'" in text
-    files, _ = _call_tool(served, "semlith_files", {})
+    files, _ = call_tool(served, "semlith_files", {})
     assert files.startswith("[proj] 9 files")
 
 
@@ -299,7 +203,7 @@ MALFORMED_REQUESTS = st.fixed_dictionaries(
 MESSAGES = TOOL_REQUESTS | REQUESTS | MALFORMED_REQUESTS | JSON_VALUES
 
 
-def _fuzz_headers(served: Served, mode: str, message: Any) -> dict[str, str]:
+def _fuzz_headers(served: Served, mode: str, message: Any) -> dict[str, str]:  # noqa: F811
     if mode == "session":
         return served.session
     if mode == "legacy":
@@ -307,13 +211,13 @@ def _fuzz_headers(served: Served, mode: str, message: Any) -> dict[str, str]:
     method = message.get("method") if isinstance(message, dict) else None
     params = message.get("params") if isinstance(message, dict) else None
     name = params.get("name") if isinstance(params, dict) else None
-    return {**served.auth, **_modern(method if isinstance(method, str) else "tools/list",
+    return {**served.auth, **modern_headers(method if isinstance(method, str) else "tools/list",
                                      name if isinstance(name, str) else None)}
 
 
 def _with_modern_meta(message: Any) -> Any:
     if isinstance(message, dict) and isinstance(message.get("params"), dict):
-        return {**message, "params": {**message["params"], "_meta": _modern_meta()}}
+        return {**message, "params": {**message["params"], "_meta": modern_meta()}}
     return message
 
 
@@ -323,7 +227,7 @@ MODES = ["legacy", "session", "modern"]
 @pytest.mark.parametrize("mode", MODES)
 @FUZZ
 @given(body=st.binary(max_size=300))
-def test_fuzz_mcp_with_bytes(served: Served, mode: str, body: bytes) -> None:
+def test_fuzz_mcp_with_bytes(served: Served, mode: str, body: bytes) -> None:  # noqa: F811
     answer = served.client.post("/mcp", content=body,
                                 headers=_fuzz_headers(served, mode, None))
     _assert_not_a_server_error(answer)
@@ -332,7 +236,7 @@ def test_fuzz_mcp_with_bytes(served: Served, mode: str, body: bytes) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @FUZZ
 @given(message=MESSAGES)
-def test_fuzz_mcp_with_json(served: Served, mode: str, message: Any) -> None:
+def test_fuzz_mcp_with_json(served: Served, mode: str, message: Any) -> None:  # noqa: F811
     if mode == "modern":
         message = _with_modern_meta(message)
     answer = served.client.post("/mcp", content=json.dumps(message),
@@ -340,7 +244,7 @@ def test_fuzz_mcp_with_json(served: Served, mode: str, message: Any) -> None:
     _assert_not_a_server_error(answer)
 
 
-def test_the_app_answers_after_the_fuzzing(served: Served) -> None:
+def test_the_app_answers_after_the_fuzzing(served: Served) -> None:  # noqa: F811
     _assert_alive(served)
 
 
@@ -373,7 +277,7 @@ def _assert_search_answer(answer: httpx.Response) -> None:
 @FUZZ
 @given(body=st.binary(max_size=300)
        | st.builds(json.dumps, SEARCH_BODIES | JSON_VALUES).map(str.encode))
-def test_fuzz_api_search(served: Served, body: bytes) -> None:
+def test_fuzz_api_search(served: Served, body: bytes) -> None:  # noqa: F811
     _assert_search_answer(served.client.post("/api/search", content=body,
                                              headers=served.api))
 
@@ -391,7 +295,7 @@ def test_fuzz_api_search(served: Served, body: bytes) -> None:
     b'{"query": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
 ], ids=["invalid-json", "invalid-utf8", "list", "string", "k-string", "k-infinite",
         "k-too-big", "lang-not-strings", "path-not-a-list", "deeply-nested"])
-def test_api_search_refuses_malformed_bodies(served: Served, body: bytes) -> None:
+def test_api_search_refuses_malformed_bodies(served: Served, body: bytes) -> None:  # noqa: F811
     answer = served.client.post("/api/search", content=body, headers=served.api)
     assert answer.status_code == 400, (answer.status_code, answer.text[:300])
     assert isinstance(answer.json()["error"], str)
@@ -412,7 +316,7 @@ def _one_line_error(answer: httpx.Response) -> str:
 @pytest.mark.parametrize(("method", "path"), ROUTES)
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong", "Basic abc", "Bearer "])
 def test_a_missing_or_wrong_key_is_401_with_a_one_line_json_error(
-        served: Served, method: str, path: str, authorization: str | None) -> None:
+        served: Served, method: str, path: str, authorization: str | None) -> None:  # noqa: F811
     headers = {**ACCEPT} if authorization is None else {**ACCEPT,
                                                         "Authorization": authorization}
     answer = served.client.request(method, path, headers=headers,
@@ -421,7 +325,7 @@ def test_a_missing_or_wrong_key_is_401_with_a_one_line_json_error(
     assert "bearer key" in _one_line_error(answer)
 
 
-def test_each_route_takes_only_its_own_key(served: Served) -> None:
+def test_each_route_takes_only_its_own_key(served: Served) -> None:  # noqa: F811
     """Agents hold the agent key; the API indexes any folder, so it takes the control key."""
     assert served.client.get("/api/status", headers=served.auth).status_code == 401
     agent_search = served.client.post("/api/index", headers=served.auth,
@@ -432,14 +336,14 @@ def test_each_route_takes_only_its_own_key(served: Served) -> None:
     assert mcp.status_code == 401
 
 
-def test_the_right_key_is_let_through_on_every_route(served: Served) -> None:
+def test_the_right_key_is_let_through_on_every_route(served: Served) -> None:  # noqa: F811
     assert served.client.get("/api/status", headers=served.api).json()["stores"]["proj"]
     hits = served.client.post("/api/search", headers=served.api,
                               json={"query": "RetryPolicy", "k": 2}).json()["hits"]
     assert hits[0]["path"] == "net/retry.py"
 
 
-def test_healthz_needs_no_key(served: Served) -> None:
+def test_healthz_needs_no_key(served: Served) -> None:  # noqa: F811
     answer = served.client.get("/healthz")
     assert answer.status_code == 200 and answer.json()["ok"] is True
 
@@ -447,21 +351,21 @@ def test_healthz_needs_no_key(served: Served) -> None:
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:7365",
                                   "127.0.0.1.evil.example:7365", "localhost.evil.example",
                                   "0.0.0.0:7365", ""])
-def test_a_host_that_is_not_loopback_is_400(served: Served, host: str) -> None:
+def test_a_host_that_is_not_loopback_is_400(served: Served, host: str) -> None:  # noqa: F811
     for method, path in [*ROUTES, ("GET", "/healthz")]:
         answer = served.client.request(method, path, headers={**served.auth, "Host": host})
         assert answer.status_code == 400 and "loopback" in _one_line_error(answer)
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1:7365", "localhost", "LOCALHOST:80", "[::1]:7365"])
-def test_loopback_hosts_are_accepted(served: Served, host: str) -> None:
+def test_loopback_hosts_are_accepted(served: Served, host: str) -> None:  # noqa: F811
     answer = served.client.get("/api/status", headers={**served.api, "Host": host})
     assert answer.status_code == 200
 
 
 @pytest.mark.parametrize("origin", ["https://evil.example", "http://127.0.0.1.evil.example",
                                     "null", "http://localhost.evil.example:3000", "file://"])
-def test_an_origin_that_is_not_loopback_is_403(served: Served, origin: str) -> None:
+def test_an_origin_that_is_not_loopback_is_403(served: Served, origin: str) -> None:  # noqa: F811
     for method, path in [*ROUTES, ("GET", "/healthz")]:
         answer = served.client.request(method, path, headers={**served.auth, "Origin": origin})
         assert answer.status_code == 403 and "origin" in _one_line_error(answer)
@@ -469,7 +373,7 @@ def test_an_origin_that_is_not_loopback_is_403(served: Served, origin: str) -> N
 
 @pytest.mark.parametrize("origin", ["http://localhost:3000", "http://127.0.0.1:5173",
                                     "http://[::1]:8080"])
-def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:
+def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:  # noqa: F811
     answer = served.client.get("/api/status", headers={**served.api, "Origin": origin})
     assert answer.status_code == 200
     ping = served.client.post("/mcp", headers={**served.session, "Origin": origin},
@@ -483,45 +387,45 @@ def test_loopback_origins_are_accepted(served: Served, origin: str) -> None:
     "../../etc/passwd", "/etc/passwd:1-2", "/etc/passwd", "../secret.txt", "../secret.txt:1",
     "net/../../secret.txt", "leak.txt", "leak.txt:1-1", "vendor/secret.py", "vendor/secret.py:1",
 ])
-def test_read_refuses_paths_outside_the_root(served: Served, target: str) -> None:
-    text, failed = _call_tool(served, "semlith_read", {"target": target})
+def test_read_refuses_paths_outside_the_root(served: Served, target: str) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_read", {"target": target})
     expected = "is not inside an indexed root" if target.startswith("/") \
         else "neither an indexed file nor a symbol"
     assert failed and expected in text
     assert SECRET not in text and "root:" not in text
 
 
-def test_the_walker_skipped_the_symlinks(served: Served) -> None:
-    files, failed = _call_tool(served, "semlith_files", {})
+def test_the_walker_skipped_the_symlinks(served: Served) -> None:  # noqa: F811
+    files, failed = call_tool(served, "semlith_files", {})
     assert not failed and "net/retry.py" in files.splitlines()
     assert "leak.txt" not in files and "vendor/" not in files
 
 
-def test_read_still_reads_indexed_files(served: Served) -> None:
-    text, failed = _call_tool(served, "semlith_read", {"target": "net/retry.py:7-8"})
+def test_read_still_reads_indexed_files(served: Served) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_read", {"target": "net/retry.py:7-8"})
     assert not failed and text.splitlines()[1].endswith("class RetryPolicy:")
 
 
 @pytest.mark.parametrize("paths", [["../outside"], ["/tmp"], ["/etc/passwd"], ["leak.txt"],
                                    ["vendor"], ["net", "../outside"]])
-def test_index_refuses_paths_outside_the_root(served: Served, paths: list[str]) -> None:
-    text, failed = _call_tool(served, "semlith_index", {"paths": paths})
+def test_index_refuses_paths_outside_the_root(served: Served, paths: list[str]) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_index", {"paths": paths})
     assert failed and "is not inside a served root" in text
     assert SECRET not in text
-    assert "leak.txt" not in _call_tool(served, "semlith_files", {})[0]
+    assert "leak.txt" not in call_tool(served, "semlith_files", {})[0]
 
 
 @pytest.mark.parametrize("path", ["..", "../outside", "/", "leak.txt", "vendor"])
-def test_forget_refuses_paths_outside_the_root(served: Served, path: str) -> None:
-    text, failed = _call_tool(served, "semlith_forget", {"path": path})
+def test_forget_refuses_paths_outside_the_root(served: Served, path: str) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_forget", {"path": path})
     assert failed and "is not inside a served root" in text
-    files, _ = _call_tool(served, "semlith_files", {})
+    files, _ = call_tool(served, "semlith_files", {})
     assert files.startswith("[proj] 9 files")
 
 
 # -- the person's API indexes what a person named (issue #26) --------------------------
 
-def _api_index(served: Served, body: dict[str, Any]) -> list[dict[str, Any]]:
+def _api_index(served: Served, body: dict[str, Any]) -> list[dict[str, Any]]:  # noqa: F811
     answer = served.client.post("/api/index", headers=served.api, json=body)
     if answer.status_code != 200:
         return [answer.json()]
@@ -529,7 +433,7 @@ def _api_index(served: Served, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("paths", [["/etc"], ["/"], ["/usr"], ["/proc/self"]])
-def test_api_index_refuses_a_system_folder(served: Served, paths: list[str]) -> None:
+def test_api_index_refuses_a_system_folder(served: Served, paths: list[str]) -> None:  # noqa: F811
     lines = _api_index(served, {"paths": paths})
     assert lines[-1]["kind"] == "RefusedFolder" and "--allow-system" in lines[-1]["error"]
     assert not (Path(paths[0]) / ".semlith").exists()
@@ -538,14 +442,14 @@ def test_api_index_refuses_a_system_folder(served: Served, paths: list[str]) -> 
 
 
 @pytest.mark.parametrize("path", ["proj", "./proj", "{root}/../..", "{root}/net/../.."])
-def test_api_index_refuses_relative_and_climbing_paths(served: Served, path: str) -> None:
+def test_api_index_refuses_relative_and_climbing_paths(served: Served, path: str) -> None:  # noqa: F811
     root = _served_root(served)
     lines = _api_index(served, {"paths": [path.format(root=root)]})
     assert lines[-1]["kind"] == "RefusedFolder", lines
     assert not (root.parent.parent / ".semlith").exists()
 
 
-def _served_root(served: Served) -> Path:
+def _served_root(served: Served) -> Path:  # noqa: F811
     stores = served.client.post("/api/stores", headers=served.api, json={}).json()
     return Path(next(s["root"] for s in stores if s["name"] == "proj"))
 
@@ -554,7 +458,7 @@ def _served_root(served: Served) -> Path:
 
 @pytest.mark.parametrize("ident", [None, 1.5, [1], {"a": 1}, True])
 def test_a_request_id_that_is_not_a_string_or_integer_is_an_invalid_request(
-        served: Served, ident: Any) -> None:
+        served: Served, ident: Any) -> None:  # noqa: F811
     answer = served.client.post("/mcp", headers=served.session, json={
         "jsonrpc": "2.0", "id": ident, "method": "ping"})
     assert answer.status_code == 400
@@ -562,7 +466,7 @@ def test_a_request_id_that_is_not_a_string_or_integer_is_an_invalid_request(
     _assert_alive(served)
 
 
-def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:
+def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:  # noqa: F811
     guard = _guard_of(served)
     key = (served.session["Mcp-Session-Id"], "4242")
     guard._in_flight.add(key)  # as while a request with id 4242 runs
@@ -579,7 +483,7 @@ def test_a_duplicate_in_flight_id_is_refused_at_once(served: Served) -> None:
 
 
 @pytest.mark.parametrize(("running", "sent"), [(5151, "5151"), ("5151", 5151)])
-def test_an_id_equal_as_text_to_one_in_flight_is_refused(served: Served, running: Any,
+def test_an_id_equal_as_text_to_one_in_flight_is_refused(served: Served, running: Any,  # noqa: F811
                                                          sent: Any) -> None:
     """The SDK keys answers by str(id): 1 and "1" in flight at once left the first one
     unanswered (6 of 6) and shutdown then took 13 s."""
@@ -595,7 +499,7 @@ def test_an_id_equal_as_text_to_one_in_flight_is_refused(served: Served, running
     assert "still in flight" in second.json()["error"]["message"]
 
 
-def test_ids_one_and_text_one_sent_together_are_both_answered(served: Served) -> None:
+def test_ids_one_and_text_one_sent_together_are_both_answered(served: Served) -> None:  # noqa: F811
     from concurrent.futures import ThreadPoolExecutor
 
     def call(ident: Any) -> Any:
@@ -612,7 +516,7 @@ def test_ids_one_and_text_one_sent_together_are_both_answered(served: Served) ->
     _assert_alive(served)
 
 
-def test_concurrent_requests_sharing_an_id_are_each_answered(served: Served) -> None:
+def test_concurrent_requests_sharing_an_id_are_each_answered(served: Served) -> None:  # noqa: F811
     """The SDK left one of two in-flight requests with one id unanswered (6 in 5,000
     fuzzed messages) and shutdown then hung on it: every request gets an answer now."""
     from concurrent.futures import ThreadPoolExecutor
@@ -634,7 +538,7 @@ def test_concurrent_requests_sharing_an_id_are_each_answered(served: Served) -> 
     _assert_alive(served)
 
 
-def _guard_of(served: Served) -> Any:
+def _guard_of(served: Served) -> Any:  # noqa: F811
     """The JsonRpcGuard wrapping /mcp in the served app."""
     from semlith.server.jsonrpc import JsonRpcGuard
 

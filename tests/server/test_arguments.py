@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_app import Served, _call_tool, served  # noqa: F401 - the module fixture
+from tests.server_util import Served, call_tool, served  # noqa: F401 - the module fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,7 @@ def test_every_tool_refuses_an_unknown_argument_naming_the_accepted_ones(
     tools = _tools(served)
     assert len(tools) >= 6
     for tool in tools:
-        text, failed = _call_tool(served, tool["name"], {"bogus": 1})
+        text, failed = call_tool(served, tool["name"], {"bogus": 1})
         assert failed, (tool["name"], text)
         accepted = ", ".join(tool["inputSchema"]["properties"])
         assert text.startswith(f"{tool['name']} has no argument 'bogus'; it takes: "
@@ -46,7 +46,7 @@ def test_every_tool_refuses_an_unknown_argument_naming_the_accepted_ones(
     # the tools tools/list leaves out by default (#22) answer by the same rule
     for name in ("semlith_stats", "semlith_files", "semlith_path", "semlith_index",
                  "semlith_forget"):
-        text, failed = _call_tool(served, name, {"bogus": 1})
+        text, failed = call_tool(served, name, {"bogus": 1})
         assert failed and text.startswith(f"{name} has no argument 'bogus'; it takes: "), text
         _one_sentence(text)
 
@@ -55,7 +55,7 @@ def test_every_tool_takes_stores_and_its_alias_store(served: Served) -> None:  #
     for tool in _tools(served):
         assert "stores" in tool["inputSchema"]["properties"], tool["name"]
         assert "store" not in tool["inputSchema"]["properties"], tool["name"]
-        assert "store (= stores)" in _call_tool(served, tool["name"], {"bogus": 1})[0]
+        assert "store (= stores)" in call_tool(served, tool["name"], {"bogus": 1})[0]
 
 
 @pytest.mark.parametrize(("name", "arguments"), [
@@ -68,7 +68,7 @@ def test_every_tool_takes_stores_and_its_alias_store(served: Served) -> None:  #
 ])
 def test_an_unknown_store_is_refused_whichever_name_it_comes_under(
         served: Served, name: str, arguments: dict[str, Any]) -> None:  # noqa: F811
-    text, failed = _call_tool(served, name, arguments)
+    text, failed = call_tool(served, name, arguments)
     assert failed and text == 'unknown store nope; stores: proj (or "*" for all)', text
 
 
@@ -76,16 +76,16 @@ def test_an_unknown_store_is_refused_whichever_name_it_comes_under(
 def test_the_writing_tools_take_one_store_under_either_name(served: Served,  # noqa: F811
                                                             name: str) -> None:
     arguments = {"path": "nothing-here.py"} if name == "semlith_forget" else {}
-    text, failed = _call_tool(served, name, {**arguments, "store": "nope"})
+    text, failed = call_tool(served, name, {**arguments, "store": "nope"})
     assert failed and "nope" in text and "proj" in text, text
-    text, failed = _call_tool(served, name, {**arguments, "stores": ["proj", "other"]})
+    text, failed = call_tool(served, name, {**arguments, "stores": ["proj", "other"]})
     assert failed and text == "name one store to write to, not proj, other", text
-    text, failed = _call_tool(served, name, {**arguments, "store": "proj", "stores": ["proj"]})
+    text, failed = call_tool(served, name, {**arguments, "store": "proj", "stores": ["proj"]})
     assert failed and text == f"{name}: give stores or store, not both", text
 
 
 def test_store_alias_scopes_the_answer(served: Served) -> None:  # noqa: F811
-    text, failed = _call_tool(served, "semlith_files", {"store": "proj"})
+    text, failed = call_tool(served, "semlith_files", {"store": "proj"})
     assert not failed and text.startswith("[proj] "), text
 
 
@@ -98,7 +98,7 @@ def test_store_alias_scopes_the_answer(served: Served) -> None:  # noqa: F811
 ])
 def test_one_string_where_a_list_is_expected_is_a_one_element_list(
         served: Served, arguments: dict[str, Any], check: Any) -> None:  # noqa: F811
-    text, failed = _call_tool(served, "semlith_search", {"query": "retry backoff token",
+    text, failed = call_tool(served, "semlith_search", {"query": "retry backoff token",
                                                          "k": 20, **arguments})
     assert not failed and check(text), text
 
@@ -109,10 +109,10 @@ def test_one_string_where_a_list_is_expected_is_a_one_element_list(
 ])
 def test_k_out_of_range_is_clamped_with_a_note(served: Served, k: int, used: int,  # noqa: F811
                                                note: str) -> None:
-    text, failed = _call_tool(served, "semlith_search", {"query": "retry", "k": k,
+    text, failed = call_tool(served, "semlith_search", {"query": "retry", "k": k,
                                                          "format": "excerpt"})
     assert not failed and text.splitlines()[-1] == note, text
-    within, _ = _call_tool(served, "semlith_search", {"query": "retry", "k": used,
+    within, _ = call_tool(served, "semlith_search", {"query": "retry", "k": used,
                                                       "format": "excerpt"})
     assert text == within + "\n" + note
 
@@ -132,7 +132,7 @@ def test_k_out_of_range_is_clamped_with_a_note(served: Served, k: int, used: int
 def test_a_bad_value_is_one_sentence_from_the_schema(served: Served, name: str,  # noqa: F811
                                                      arguments: dict[str, Any],
                                                      expected: str) -> None:
-    text, failed = _call_tool(served, name, arguments)
+    text, failed = call_tool(served, name, arguments)
     assert failed and text == expected, text
     _one_sentence(text)
 

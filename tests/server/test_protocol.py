@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_app import (  # noqa: F401 - the module fixture
+from tests.server_util import (  # noqa: F401 - the module fixture
     ACCEPT,
     Served,
-    _modern,
-    _modern_meta,
+    modern_headers,
+    modern_meta,
     served,
 )
 
@@ -34,9 +34,10 @@ def test_initialize_advertises_tools_only(served: Served, version: str) -> None:
 
 
 def test_discover_advertises_tools_only(served: Served) -> None:  # noqa: F811
-    answer = served.client.post("/mcp", headers={**served.auth, **_modern("server/discover")},
+    answer = served.client.post("/mcp",
+                                headers={**served.auth, **modern_headers("server/discover")},
                                 json={"jsonrpc": "2.0", "id": 2, "method": "server/discover",
-                                      "params": {"_meta": _modern_meta()}})
+                                      "params": {"_meta": modern_meta()}})
     assert answer.status_code == 200, answer.text
     capabilities = answer.json()["result"]["capabilities"]
     assert "tools" in capabilities
