@@ -8,6 +8,8 @@
 - `library.py` is the protocol only: it imports nothing but the foundation.
 - Only `semlith/store/` speaks SQL, and nothing above it asks which backend a store has.
 - Every domain exception lives in errors.py; every module stays under 400 lines.
+- A test module imports no other test module: shared helpers and fixtures live in
+  tests/*_util.py, tests/*_fixtures.py and the conftest files (issue #20).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "semlith"
+TESTS = Path(__file__).resolve().parent
 ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
             *(PACKAGE / "server" / name for name in ("tools.py", "graph_tools.py", "api.py",
                                                      "answers.py", "jsonrpc.py")),
@@ -228,3 +231,24 @@ def test_identifier_parts_are_split_alike_everywhere() -> None:
     from semlith.ingest import chunk
 
     assert text.CAMEL.pattern == chunk.CAMEL.pattern
+
+
+def _test_module_imports(path: Path) -> list[str]:
+    """The test modules (`test_*`) that `path` imports, anywhere in it."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            names = [module, *(f"{module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found += [n for n in names if n.rpartition(".")[2].startswith("test_")]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    offenders = {str(path.relative_to(TESTS)): names for path in sorted(TESTS.rglob("*.py"))
+                 if (names := _test_module_imports(path))}
+    assert offenders == {}, "move the shared helper to a tests/*_util.py module"
