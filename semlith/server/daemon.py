@@ -73,9 +73,13 @@ class _Server(uvicorn.Server):
         wake-up"). This one waits for `request_exit`; `DateHeader` dates each response."""
         self._loop, self._exit = asyncio.get_running_loop(), asyncio.Event()
         await self.on_tick(0)  # uvicorn's default headers (server), once
-        with _signal_wakeup(self._loop):
+        with _signal_wakeup(self._loop) as woken:
             while not self.should_exit:
-                await self._exit.wait()
+                if woken:
+                    await self._exit.wait()
+                else:  # no wake-up by signal here: look once a second, as before
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._exit.wait(), 1.0)
                 self._exit.clear()
 
     @contextlib.contextmanager
@@ -86,22 +90,30 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.contextmanager
-def _signal_wakeup(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """Wake the event loop when a signal arrives, whichever thread the OS gives it to.
+def _signal_wakeup(loop: asyncio.AbstractEventLoop) -> Iterator[bool]:
+    """Wake the event loop when a signal arrives, whichever thread the OS gives it to;
+    yields whether it can (False: the caller must look for a stop itself).
 
     Python runs a signal's handler on the main thread between bytecodes; a loop asleep in
     epoll would run it only at its next wake-up. asyncio's own signal handling does the
-    same: a byte on a socket the loop reads (`signal.set_wakeup_fd`)."""
+    same: a byte on a socket the loop reads (`signal.set_wakeup_fd`). Windows' default
+    (proactor) loop has no `add_reader`: there the loop looks once a second."""
     if threading.current_thread() is not threading.main_thread():
-        yield  # uvicorn captures no signals off the main thread either
+        yield True  # uvicorn captures no signals off the main thread either
         return
     reader, writer = socket.socketpair()
     reader.setblocking(False)
     writer.setblocking(False)
-    loop.add_reader(reader.fileno(), _drain, reader)
+    try:
+        loop.add_reader(reader.fileno(), _drain, reader)
+    except NotImplementedError:
+        reader.close()
+        writer.close()
+        yield False
+        return
     previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     try:
-        yield
+        yield True
     finally:
         signal.set_wakeup_fd(previous)
         loop.remove_reader(reader.fileno())
