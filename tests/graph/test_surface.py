@@ -20,8 +20,7 @@ from semlith.local.fleet import Fleet
 from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 from tests.graph.conftest import GRAPH
-from tests.server_util import ACCEPT, app_over_fleet
-from tests.server_util import open_session as _open_session  # the old name: body untouched
+from tests.server_util import ACCEPT, app_over_fleet, open_session
 
 
 @dataclass
@@ -43,7 +42,7 @@ def _serve(tmp: Path, env: dict[str, str]) -> Iterator[App]:
     with TestClient(asgi, base_url="http://127.0.0.1:7365",
                     raise_server_exceptions=False) as client:
         auth = {"Authorization": f"Bearer {keys.agent}", **ACCEPT}
-        yield App(client, _open_session(client, auth),
+        yield App(client, open_session(client, auth),
                   {"Authorization": f"Bearer {keys.control}", **ACCEPT}, root)
     close(fleet, engine)
 
