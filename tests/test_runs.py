@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +42,9 @@ def test_a_finished_run_is_the_stores_last_run(tmp_path: Path, settings: Setting
     assert library.stop_run(report.store) is False  # nothing runs now
 
 
-def test_a_run_in_progress_shows_its_progress_and_stops_when_asked(
-        tmp_path: Path, settings: Settings) -> None:
+def _held() -> tuple[threading.Event, threading.Event, Callable[[str], HashEmbedder]]:
+    """An embedder factory whose embedder says when it starts a batch (`embedding`) and
+    holds it until `release` is set."""
     embedding = threading.Event()
     release = threading.Event()
 
@@ -52,7 +54,14 @@ def test_a_run_in_progress_shows_its_progress_and_stops_when_asked(
             release.wait(30)
             return super().embed_documents(texts)
 
-    library = LocalLibrary(settings, embedder_factory=lambda n: Held(n))
+    return embedding, release, Held
+
+
+def test_a_run_in_progress_shows_its_progress_and_stops_when_asked(
+        tmp_path: Path, settings: Settings) -> None:
+    embedding, release, factory = _held()
+
+    library = LocalLibrary(settings, embedder_factory=factory)
     root = _tree(tmp_path / "proj", 40)
     reports: list[IndexReport] = []
     worker = threading.Thread(target=lambda: reports.append(library.index([str(root)])))
@@ -111,14 +120,7 @@ def test_agents_name_the_endpoint_and_the_key_file_never_the_key(
 
 def test_a_stop_while_the_last_chunks_embed_leaves_the_unfinished_file_for_the_next_run(
         tmp_path: Path, settings: Settings) -> None:
-    embedding = threading.Event()
-    release = threading.Event()
-
-    class Held(HashEmbedder):
-        def embed_documents(self, texts: list[str]) -> np.ndarray:
-            embedding.set()
-            release.wait(30)
-            return super().embed_documents(texts)
+    embedding, release, factory = _held()
 
     root = tmp_path / "proj"
     root.mkdir()
@@ -127,7 +129,7 @@ def test_a_stop_while_the_last_chunks_embed_leaves_the_unfinished_file_for_the_n
             f"def {name}_{i}(x):\n" + "".join(f"    y{j} = x * {j} + {i}  # step {j} of the sum\n"
                                              for j in range(15)) + "    return y0\n\n\n"
             for i in range(12)))
-    library = LocalLibrary(settings, embedder_factory=lambda n: Held(n))
+    library = LocalLibrary(settings, embedder_factory=factory)
     reports: list[IndexReport] = []
     worker = threading.Thread(target=lambda: reports.append(library.index([str(root)])))
     worker.start()
