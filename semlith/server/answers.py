@@ -84,11 +84,8 @@ def matches(found: Matches, max_tokens: int, files_only: bool = False) -> str:
         kept.append(line)
         shown += row.role == "match"
     left = len(found.matches) - shown
-    more = ", and ".join(filter(None, [f"{left} more matching lines here" if left else "",
-                                       found.more]))
-    notes = [*found.notes, *([f"{more} (raise max_tokens or narrow path/ext)"]
-                             if more else [])]
-    return _noted("\n".join(kept), "; ".join(notes))
+    return _noted("\n".join(kept), _left_out(
+        found.notes, f"{left} more matching lines here" if left else "", found.more))
 
 
 def files(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
@@ -109,9 +106,14 @@ def _listed(names: list[str], max_tokens: int, more: str, notes: Sequence[str]) 
             break
         kept.append(escape_name(name))
     left = len(names) - len(kept)
-    tail = ", and ".join(filter(None, [f"{left} more files" if left else "", more]))
-    return _noted("\n".join(kept), "; ".join([*notes, *([f"{tail} (raise max_tokens or "
-                                                        "narrow path/ext)"] if tail else [])]))
+    return _noted("\n".join(kept), _left_out(notes, f"{left} more files" if left else "", more))
+
+
+def _left_out(notes: Sequence[str], *parts: str) -> str:
+    """The answer's notes, then what the budget or the limit left out, if anything."""
+    tail = ", and ".join(filter(None, parts))
+    return "; ".join([*notes, *([f"{tail} (raise max_tokens or narrow path/ext)"]
+                                if tail else [])])
 
 
 def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:

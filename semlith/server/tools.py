@@ -225,10 +225,11 @@ def build_mcp(library: Library, limiter: anyio.CapacityLimiter | None = None, *,
         definition's first under path=N=kind name. Then semlith_read the lines you need."""
         filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
         if mode != "meaning":
+            paths_only = format == "files"
             found = await call(library.grep, query, regex=mode == "regex", context=context,
-                               files_only=format == "files", filters=filters,
+                               files_only=paths_only, filters=filters,
                                scope=await scope_of(ctx, stores))
-            return answers.matches(found, max_tokens, files_only=format == "files")
+            return answers.matches(found, max_tokens, files_only=paths_only)
         answer = await call(library.search, query, k=k, filters=filters,
                             scope=await scope_of(ctx, stores))
         multi, note = len(answer.stores) > 1, "; ".join(answer.notes)
