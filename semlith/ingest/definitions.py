@@ -74,10 +74,14 @@ class Definition:
 @functools.cache
 def _query(grammar: str) -> Any:
     """The compiled query of a language, or None when it has no grammars/<name>.scm."""
+    return compile_query(grammar, resources.files("semlith.grammars") / f"{grammar}.scm")
+
+
+def compile_query(grammar: str, source: Any) -> Any:
+    """The query in file `source` compiled for `grammar`, or None when there is none."""
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language
 
-    source = resources.files("semlith.grammars") / f"{grammar}.scm"
     if not source.is_file():
         return None
     return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from semlith.ingest.definitions import (
     ParseFailed,
     _matches,
     _parse,
+    compile_query,
     find_definitions,
 )
 from semlith.ingest.graph.records import (
@@ -68,13 +69,7 @@ def _edge_source(grammar: str) -> Any:
 @functools.cache
 def edge_query(grammar: str) -> Any:
     """The compiled edge query of a grammar, or None without grammars/edges/<name>.scm."""
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
-
-    source = _edge_source(grammar)
-    if not source.is_file():
-        return None
-    return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]
+    return compile_query(grammar, _edge_source(grammar))
 
 
 # Bump when the extraction changes what it records for an unchanged query: a store then
