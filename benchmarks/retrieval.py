@@ -36,6 +36,11 @@ vector_cache.py). With `--package` the whole package is indexed — the registry
 tests, docs, changelogs, examples and bundles beside the benchmark root — as a user who
 downloads it would; questions and targets are the same, so the score shows what those
 distractors cost. `--half tune|confirm` keeps one fixed half of the corpora (halves()).
+
+With `--repos DIR` each corpus is its repository tree (shared/eval/extract-repos.py);
+`--registry CORPORA` then fits the targets, anchored to the registry versions, to the
+trees (tree_targets.py): spans move to where the tree holds their lines, and questions
+whose target is a stub in the tree are excluded and counted.
 """
 
 from __future__ import annotations
@@ -177,17 +182,53 @@ def load_corpora(eval_dir: Path, corpora_dir: Path, names: Sequence[str],
     return corpora
 
 
-def load_questions(eval_dir: Path, corpus: Corpus) -> tuple[list[Question], int]:
-    """The corpus's questions, and how many were excluded (every target missing on disk)."""
+def _target_file(corpus: Corpus, rel: str) -> Path | None:
+    # Paths are relative to the corpus folder, or (xmonad, pandoc) to the root.
+    for path in (corpus.folder / rel, corpus.folder / corpus.root / rel):
+        if path.is_file():
+            return path
+    return None
+
+
+def load_questions(eval_dir: Path, corpus: Corpus, registry: Corpus | None = None
+                   ) -> tuple[list[Question], int]:
+    """The corpus's questions, and how many were excluded (every target missing on disk).
+
+    With `registry` (the same corpus as its registry version, which the annotations'
+    spans are anchored to) the questions are fitted to this corpus's files, a repository
+    tree at another revision (tree_targets.py): spans move to where their definition is,
+    and a question with a target that does not fit is excluded too.
+    """
     raw = json.loads((eval_dir / "annotations" / f"{corpus.name}.json").read_text())
     kept: list[Question] = []
     for q in raw:
         targets = tuple(parse_target(t) for t in [*q["relevant"], *q.get("secondary", [])])
-        # Paths are relative to the corpus folder, or (xmonad, pandoc) to the root.
-        if any((corpus.folder / t.path).is_file() or (corpus.folder / corpus.root / t.path)
-               .is_file() for t in targets):
-            kept.append(Question(corpus.name, q["query"], q["category"], targets))
+        if not any(_target_file(corpus, t.path) for t in targets):
+            continue
+        if registry is not None:
+            fitted = _fit(targets, registry, corpus)
+            if fitted is None:
+                continue
+            targets = fitted
+        kept.append(Question(corpus.name, q["query"], q["category"], targets))
     return kept, len(raw) - len(kept)
+
+
+def _fit(targets: tuple[Target, ...], registry: Corpus, tree: Corpus
+         ) -> tuple[Target, ...] | None:
+    from tree_targets import fit_target
+
+    out = []
+    for t in targets:
+        old, new = _target_file(registry, t.path), _target_file(tree, t.path)
+        if old is None or new is None:  # the missing-file rule above decides on those
+            out.append(t)
+            continue
+        lines = fit_target(old, new, t.start_line, t.end_line)
+        if lines is None:
+            return None
+        out.append(Target(t.path, *lines))
+    return tuple(out)
 
 
 # --- BM25 baseline ------------------------------------------------------------------------
@@ -433,6 +474,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--repos", type=Path,
                    help="score the repository trees in this folder instead (made by "
                    "shared/eval/extract-repos.py; the corpora its manifest holds)")
+    p.add_argument("--registry", type=Path,
+                   help="with --repos: the registry corpora (get-corpora.sh) the "
+                   "annotations are anchored to; targets are fitted to the trees "
+                   "(tree_targets.py) and questions whose targets do not fit are excluded")
     p.add_argument("--eval", type=Path, default=EVAL_DIR, help="corpora.json + annotations/")
     p.add_argument("--workdir", type=Path, default=Path("/tmp/semlith-retrieval"))
     p.add_argument("--cache", type=Path, help="reuse stores and embeddings kept here "
@@ -456,12 +501,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     if (args.corpora is None) == (args.repos is None):
         raise SystemExit("give --corpora (the packages) or --repos (the repository trees)")
+    if args.registry and not args.repos:
+        raise SystemExit("--registry fits the targets to the trees: give --repos too")
     corpora = load_corpora(args.eval, (args.corpora or args.repos).resolve(), args.corpus,
                            args.half, args.repos.resolve() if args.repos else None)
     questions: dict[str, list[Question]] = {}
     excluded: dict[str, int] = {}
+    registries = {c.name: c for c in load_corpora(args.eval, args.registry.resolve(), [
+        c.name for c in corpora])} if args.registry else {}
     for corpus in corpora:
-        questions[corpus.name], excluded[corpus.name] = load_questions(args.eval, corpus)
+        questions[corpus.name], excluded[corpus.name] = load_questions(
+            args.eval, corpus, registries.get(corpus.name))
     methods = list(dict.fromkeys(args.method)) or ["semlith", "bm25"]
     rows: list[Scored] = []
     report: dict[str, dict[str, Any]] = {}
