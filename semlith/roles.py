@@ -58,6 +58,9 @@ _PROSE = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".ascii
                     ".org", ".textile", ".pod", ".rdoc", ".texi", ".1", ".3", ".5", ".7"})
 _CHANGELOG = re.compile(r"^(change(s|log)?|history|news|releases?|release[-_]notes|"
                         r"upgrad(e|ing)|migrat(e|ion|ing)|whatsnew)([-_.].*)?$", re.I)
+# Without a suffix (`ChangeLog`, `NEWS`) only the names that are never a script's.
+_CHANGELOG_BARE = re.compile(r"^(change(s|log)|history|news|release[-_]notes|whatsnew)$",
+                             re.I)
 _COMMUNITY = re.compile(r"^(code[-_]of[-_]conduct|contributing|contributors|authors|"
                         r"maintainers|security|support|governance|licen[cs]e|copying|"
                         r"notice|funding|codeowners|patents)([-_.].*)?$", re.I)
@@ -113,7 +116,7 @@ def file_role(path: str) -> Role:
         return Role.GENERATED
     if name in _CONFIG_NAMES:
         return Role.CONFIG
-    if prose and _CHANGELOG.match(stem):
+    if (prose and _CHANGELOG.match(stem)) or (suffix == "" and _CHANGELOG_BARE.match(name)):
         return Role.CHANGELOG
     if (prose or suffix == "") and _COMMUNITY.match(stem):
         return Role.COMMUNITY

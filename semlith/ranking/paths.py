@@ -13,20 +13,36 @@ Both sides are Snowball-stemmed, so `dependency` meets `dependencies/`.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from semlith.ranking.context import Context, Scores
 from semlith.text import path_words
 
 
+def doer(stem: str) -> str:
+    """A stem and the noun of its doer meet: `reader` and `reads` are both `read`,
+    `Writers/` and `writes` both `writ`, `parser` and `parsing` both `pars`,
+    `formatter` and `format` both `format`. A final `er` (on stems of six letters or
+    more), then a final `e` or a doubled final consonant, are dropped."""
+    if len(stem) >= 6 and stem.endswith("er"):
+        stem = stem[:-2]
+    doubled = stem[-1:] == stem[-2:-1] and stem[-1:] not in ("a", "e", "i", "o", "u")
+    if len(stem) > 3 and (stem.endswith("e") or doubled):
+        stem = stem[:-1]
+    return stem
+
+
+@functools.lru_cache(maxsize=65536)
 def name_words(path: str) -> frozenset[str]:
     """Stemmed words of a file's name and of its parent folder's name, no extension."""
     near = "/".join(path.split("/")[-2:])
-    return path_words(near.rsplit(".", 1)[0] if "." in near.rsplit("/", 1)[-1] else near)
+    words = path_words(near.rsplit(".", 1)[0] if "." in near.rsplit("/", 1)[-1] else near)
+    return frozenset(doer(w) for w in words)
 
 
 def apply(scores: Scores, ctx: Context) -> Scores:
-    words = ctx.query.stems
+    words = frozenset(doer(w) for w in ctx.query.stems)
     if not ctx.weights.path or not words or not scores:
         return scores
     files = {rec.path: name_words(rec.path) for cid in scores

@@ -18,8 +18,9 @@ from semlith.text import STOPWORDS, stem
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Words that ask for a kind of file: a question about tests wants tests.
 _ASKS: dict[Role, frozenset[str]] = {
-    Role.TEST: frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "fixtures",
-                          "mock", "mocks", "unittest", "pytest", "jest"}),
+    Role.TEST: frozenset({"test", "tests", "tested", "testing", "spec", "specs", "fixture",
+                          "fixtures", "mock", "mocks", "unittest", "unittests", "pytest",
+                          "jest"}),
     Role.DOCS: frozenset({"doc", "docs", "documentation", "readme", "guide", "tutorial",
                           "manual", "documented"}),
     Role.CHANGELOG: frozenset({"changelog", "changes", "history", "release", "releases",
@@ -42,6 +43,23 @@ _ASKS: dict[Role, frozenset[str]] = {
                             "yaml", "json"}),
     Role.SNAPSHOT: frozenset({"snapshot", "snapshots", "output", "stderr", "golden"}),
 }
+
+
+# A singular test word before another word names a thing that tests use ("test client",
+# "testing utilities", "mock handler", "spec validator"): the source that provides it,
+# not the tests. Plurals ("tests for the router"), participles ("where is it tested"),
+# a test word at the end ("the router test") and "test cases", "test suite", "test
+# files" ask for tests.
+_NAMING = frozenset({"test", "testing", "spec", "mock", "fixture"})
+_TEST_HEADS = frozenset({"case", "cases", "suite", "suites", "coverage", "file", "files"})
+
+
+def _asks(raw: list[str]) -> frozenset[Role]:
+    counted = [w for i, w in enumerate(raw)
+               if not (w in _NAMING and i + 1 < len(raw)
+                       and raw[i + 1] not in STOPWORDS and raw[i + 1] not in _TEST_HEADS)]
+    words = set(counted)
+    return frozenset(role for role, names in _ASKS.items() if words & names)
 
 
 class QueryKind(StrEnum):
@@ -75,7 +93,6 @@ def analyse(text: str) -> Query:
         kind = QueryKind.MIXED
     else:
         kind = QueryKind.PHRASE
-    word_set = set(raw)
-    asks = frozenset(role for role, names in _ASKS.items() if word_set & names)
+    asks = _asks(raw)
     return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
                  fts_terms(text), split_identifiers(text), names_version(text))

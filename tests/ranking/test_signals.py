@@ -54,6 +54,17 @@ def test_priors_put_source_above_a_test_and_a_changelog_that_score_the_same() ->
     assert ranked == [3, 1, 2]  # source, then the mild tier, then the strong one
 
 
+@pytest.mark.parametrize(("text", "asks"), [
+    ("where are the tests for blueprints", True), ("how is the pool tested", True),
+    ("the router test", True), ("test cases for the context", True),
+    ("test for the retry middleware", True), ("test files for json tagging", True),
+    ("testing client", False), ("how does the test client simulate requests", False),
+    ("test runner for commands in isolation", False), ("mock handler for responses", False),
+    ("spec conformance validator", False)])
+def test_a_test_word_naming_a_thing_does_not_ask_for_tests(text: str, asks: bool) -> None:
+    assert (Role.TEST in analyse(text).asks) is asks
+
+
 def test_priors_step_aside_when_the_query_names_the_role() -> None:
     recs = records("tests/test_router.py", "src/router.py")
     scores = {1: 1.0, 2: 0.9}
@@ -70,6 +81,15 @@ def test_roles_follow_each_ecosystems_test_convention() -> None:
     assert file_role("src/router.test.ts") is Role.TEST
     assert file_role("src/main/java/FooTest.java") is Role.TEST
     assert file_role("src/latest.py") is Role.SOURCE
+
+
+@pytest.mark.parametrize(("path", "role"), [
+    ("ChangeLog", Role.CHANGELOG), ("CHANGES", Role.CHANGELOG), ("NEWS", Role.CHANGELOG),
+    ("docs/History.md", Role.CHANGELOG), ("CHANGELOG.md", Role.CHANGELOG),
+    ("src/history.py", Role.SOURCE), ("lib/changes.rb", Role.SOURCE),
+    ("bin/migrate", Role.SOURCE), ("scripts/release", Role.SOURCE)])
+def test_changelogs_by_name_with_or_without_a_suffix(path: str, role: Role) -> None:
+    assert file_role(path) is role
 
 
 # -- file-level evidence -------------------------------------------------------------------
@@ -110,6 +130,27 @@ def test_a_folder_named_by_the_query_lifts_its_file() -> None:
     assert best_first(lifted)[0] == 3 and lifted[3] > scores[3]
     same = paths.apply(scores, ctx("how does the transport send requests", recs, path=0))
     assert same == scores
+
+
+@pytest.mark.parametrize(("query", "wanted"), [
+    ("how does it read a document", "Readers/RST.hs"),
+    ("how does it write a document", "Writers/RST.hs"),
+    ("how are options parsed", "parser/options.py"),
+    ("how are values formatted", "formatters/values.py")])
+def test_a_doer_folder_meets_its_verb(query: str, wanted: str) -> None:
+    recs = records("Readers/RST.hs", "Writers/RST.hs", "parser/options.py",
+                   "formatters/values.py", "misc/document.py")
+    scores = dict.fromkeys(recs, 0.3)
+    first = best_first(paths.apply(scores, ctx(query, recs)))[0]
+    assert recs[first].path == wanted
+
+
+@pytest.mark.parametrize(("word", "root"), [
+    ("reader", "read"), ("read", "read"), ("writer", "writ"), ("write", "writ"),
+    ("parser", "pars"), ("pars", "pars"), ("formatt", "format"), ("format", "format"),
+    ("handler", "handl"), ("handl", "handl"), ("user", "user"), ("order", "order")])
+def test_doer_roots(word: str, root: str) -> None:
+    assert paths.doer(word) == root
 
 
 # -- fusion -----------------------------------------------------------------------------
