@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 from semlith.ranking.context import Context, Scores
-from semlith.text import path_words
+from semlith.text import CAMEL, STOPWORDS, path_words, stem
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 def doer(stem: str) -> str:
@@ -41,8 +44,17 @@ def name_words(path: str) -> frozenset[str]:
     return frozenset(doer(w) for w in words)
 
 
+def query_words(text: str) -> frozenset[str]:
+    """A question's words as file names are read: a camelCase word in its parts
+    (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stemmed, doers."""
+    words = [part.lower() for token in _WORD.findall(text)
+             for part in CAMEL.findall(token)]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    return frozenset(doer(stem(w)) for w in kept)
+
+
 def apply(scores: Scores, ctx: Context) -> Scores:
-    words = frozenset(doer(w) for w in ctx.query.stems)
+    words = query_words(ctx.query.text)
     if not ctx.weights.path or not words or not scores:
         return scores
     files = {rec.path: name_words(rec.path) for cid in scores

@@ -145,6 +145,22 @@ def test_a_doer_folder_meets_its_verb(query: str, wanted: str) -> None:
     assert recs[first].path == wanted
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("toString builder", {"string", "build"}), ("how does HTTPAdapter retry", {"http", "adapt",
+                                                                               "retri"}),
+    ("parse_args", {"pars", "arg"}), ("the", {"the"})])
+def test_query_words_are_read_as_file_names_are(text: str, words: set[str]) -> None:
+    assert paths.query_words(text) == words
+
+
+def test_a_camel_case_word_in_the_question_meets_the_file_it_names() -> None:
+    recs = records("lang3/builder/HashCodeBuilder.java", "lang3/StringUtils.java",
+                   "lang3/builder/ToStringBuilder.java")
+    scores = dict.fromkeys(recs, 0.3)
+    first = best_first(paths.apply(scores, ctx("toString builder for descriptions", recs)))[0]
+    assert recs[first].path == "lang3/builder/ToStringBuilder.java"
+
+
 @pytest.mark.parametrize(("word", "root"), [
     ("reader", "read"), ("read", "read"), ("writer", "writ"), ("write", "writ"),
     ("parser", "pars"), ("pars", "pars"), ("formatt", "format"), ("format", "format"),
