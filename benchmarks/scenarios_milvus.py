@@ -148,7 +148,7 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
     from pymilvus import DataType, MilvusClient
 
     from semlith.store.milvus_dirs import CAPACITY, ENTRY_MAX, path_dirs
-    from semlith.store.milvus_target import literal, milvus_filter
+    from semlith.store.milvus_target import among, literal, milvus_filter
 
     out: Result = {}
     server = MilvusServer(ctx.workdir / "milvus-filter").start()
@@ -191,6 +191,7 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
             # What the catalog resolves `src/mod3` to (its selection): the chunk ids, the
             # files; the rows' primary keys are the ids here (a store's are hashes).
             chosen = [i for i in range(size) if (i // 20) % 50 == 3]
+            run = list(range(size // 2, size // 2 + len(chosen)))
             files = sorted({f"src/mod{(i // 20) % 50}/sub{(i // 20) % 7}/file{i // 20}.py"
                             for i in chosen})
             for label, expr in [("none", 'repo == "r"'),
@@ -202,6 +203,13 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
                                     deep=False)),
                                 ("path_in", f'repo == "r" and path in {literal(files)}'),
                                 ("local_id_in", f'repo == "r" and local_id in {chosen}'),
+                                # as the store sends them: runs of ids as ranges (here
+                                # 20-id runs, one a file), the rest as a list
+                                ("among", 'repo == "r"' + among(np.asarray(chosen))),
+                                # 2 % of the rows numbered one after another, as one
+                                # index run numbers a folder's files: a list, and a range
+                                ("contiguous_in", f'repo == "r" and local_id in {run}'),
+                                ("contiguous_among", 'repo == "r"' + among(np.asarray(run))),
                                 ("pk_in", f'repo == "r" and pk in {chosen}')]:
                 got = timed(lambda e=expr, n=name, q=query: client.search(
                     n, data=[q], anns_field="dense", limit=30, filter=e,

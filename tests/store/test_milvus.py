@@ -27,7 +27,7 @@ from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
 from semlith.store.milvus import MilvusSpace
 from semlith.store.milvus_check import local_ids
-from semlith.store.milvus_target import MilvusTarget, milvus_filter
+from semlith.store.milvus_target import MilvusTarget, among, milvus_filter
 from semlith.types import Filters, Scope
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model
@@ -557,6 +557,28 @@ def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
     library.close()
 
 
+@pytest.mark.parametrize(("ids", "expr"), [
+    ([5, 1, 2, 3], " and local_id in [1, 2, 3, 5]"),
+    (list(range(100, 140)), " and (local_id >= 100 and local_id <= 139)"),
+    ([*range(20), 52, 50, *range(200, 230)],
+     " and (local_id in [50, 52] or ((local_id >= 0 and local_id <= 19)"
+     " or (local_id >= 200 and local_id <= 229)))"),
+    ([], " and local_id in []")])
+def test_chunk_ids_go_as_runs_and_a_list(ids: list[int], expr: str) -> None:
+    assert among(np.asarray(ids, np.uint64)) == expr
+
+
+def test_many_runs_nest_as_a_balanced_or() -> None:
+    ids = np.concatenate([np.arange(k * 100, k * 100 + 30) for k in range(1000)])
+    expr = among(ids.astype(np.uint64))
+    assert expr.count("local_id >=") == 1000 and "local_id in" not in expr
+    depth = max_depth = 0
+    for ch in expr:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        max_depth = max(max_depth, depth)
+    assert max_depth <= 12  # log2(1000) levels of `or`, plus each range's own
+
+
 def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
         tmp_path: Path, settings: Settings, backend: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -584,6 +606,10 @@ def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
     by_ids = answers(1.0)
     assert len(asked) == 2 * len(cases)  # the dense and the keyword list of each
     assert by_ids == by_dirs and all(by_ids)
+    # Runs of consecutive ids go as ranges (a balanced `or` of them beside the rest).
+    from semlith.store import milvus_target
+    monkeypatch.setattr(milvus_target, "RUN_IDS", 2)
+    assert answers(1.0) == by_dirs
     assert all(p.startswith("net/") for p, _, _ in by_ids[0])
     assert all(p == "storage/cache.ts" for p, _, _ in by_ids[2])
     # An exclusion beside a lookup is an expression milvus-lite 2.5.1 refuses ("unsupported
