@@ -8,7 +8,9 @@ counts by how few of the candidates' files hold it: a word every file has (`http
 HTTP client, `java` in a Java tree) says nothing, a word one file has says a lot. Only
 the file's own name and its parent folder count: words from higher up the tree name
 whole subsystems and matched most files (measured: docs/performance.md, "Ranking").
-Both sides are Snowball-stemmed, so `dependency` meets `dependencies/`.
+Both sides are Snowball-stemmed, so `dependency` meets `dependencies/`; a doer meets its
+verb (`Readers/` and "reads", `doer`), and the question's camelCase words count in their
+parts as the file's do (`toString` meets `ToStringBuilder.java`, `query_words`).
 """
 
 from __future__ import annotations
@@ -23,17 +25,17 @@ from semlith.text import CAMEL, STOPWORDS, path_words, stem
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def doer(stem: str) -> str:
+def doer(word: str) -> str:
     """A stem and the noun of its doer meet: `reader` and `reads` are both `read`,
     `Writers/` and `writes` both `writ`, `parser` and `parsing` both `pars`,
     `formatter` and `format` both `format`. A final `er` (on stems of six letters or
     more), then a final `e` or a doubled final consonant, are dropped."""
-    if len(stem) >= 6 and stem.endswith("er"):
-        stem = stem[:-2]
-    doubled = stem[-1:] == stem[-2:-1] and stem[-1:] not in ("a", "e", "i", "o", "u")
-    if len(stem) > 3 and (stem.endswith("e") or doubled):
-        stem = stem[:-1]
-    return stem
+    if len(word) >= 6 and word.endswith("er"):
+        word = word[:-2]
+    doubled = word[-1:] == word[-2:-1] and word[-1:] not in ("a", "e", "i", "o", "u")
+    if len(word) > 3 and (word.endswith("e") or doubled):
+        word = word[:-1]
+    return word
 
 
 @functools.lru_cache(maxsize=65536)

@@ -172,15 +172,12 @@ def id_runs(ids: np.ndarray, shortest: int) -> tuple[list[int], list[tuple[int, 
     ids = np.unique(ids).astype(np.int64)
     if not len(ids):
         return [], []
-    cuts = np.flatnonzero(np.diff(ids) != 1) + 1
-    singles: list[int] = []
-    runs: list[tuple[int, int]] = []
-    for run in np.split(ids, cuts):
-        if len(run) >= shortest:
-            runs.append((int(run[0]), int(run[-1])))
-        else:
-            singles.extend(int(i) for i in run)
-    return singles, runs
+    starts = np.r_[0, np.flatnonzero(np.diff(ids) != 1) + 1]
+    lengths = np.diff(np.r_[starts, len(ids)])
+    long = lengths >= shortest
+    runs = [(int(ids[a]), int(ids[a + n - 1])) for a, n in zip(starts[long], lengths[long],
+                                                                strict=True)]
+    return ids[~np.repeat(long, lengths)].tolist(), runs
 
 
 def _any(tests: list[str]) -> str:
