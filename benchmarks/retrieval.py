@@ -196,8 +196,8 @@ def load_questions(eval_dir: Path, corpus: Corpus, registry: Corpus | None = Non
 
     With `registry` (the same corpus as its registry version, which the annotations'
     spans are anchored to) the questions are fitted to this corpus's files, a repository
-    tree at another revision (tree_targets.py): spans move to where their definition is,
-    and a question with a target that does not fit is excluded too.
+    tree at another revision (tree_targets.py): spans move to where the tree holds their
+    lines, and a question with a target that does not fit is excluded too.
     """
     raw = json.loads((eval_dir / "annotations" / f"{corpus.name}.json").read_text())
     kept: list[Question] = []
