@@ -28,20 +28,25 @@ corpus's name: the rules look at the two files only.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from pathlib import Path
 
 STUB_SHARE = 0.02
 
 
-def _lines(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text(errors="replace").splitlines()]
+@functools.lru_cache(maxsize=1024)
+def _lines(path: Path) -> tuple[str, ...]:
+    """A file's lines, stripped; read once however many targets name it."""
+    return tuple(line.strip() for line in path.read_text(errors="replace").splitlines())
 
 
-def fit_span(registry: list[str], tree: list[str], start: int, end: int) -> tuple[int, int]:
+def fit_span(registry: Sequence[str], tree: Sequence[str], start: int, end: int
+             ) -> tuple[int, int]:
     """Lines `start..end` (1-based, inclusive) of the registry file, moved to where the
     tree file holds the same lines (the occurrence nearest the old start); unchanged
     when the tree holds them there already, or nowhere as a whole."""
-    block = registry[start - 1:end]
+    block, tree = tuple(registry[start - 1:end]), tuple(tree)
     size = len(block)
     if not any(block) or tree[start - 1:end] == block:
         return start, end
@@ -53,7 +58,7 @@ def fit_span(registry: list[str], tree: list[str], start: int, end: int) -> tupl
     return first + 1, first + size
 
 
-def kept_share(registry: list[str], tree: list[str]) -> float:
+def kept_share(registry: Sequence[str], tree: Sequence[str]) -> float:
     """The share of the registry file's distinct lines (over 3 characters) in the tree's."""
     wanted = {line for line in registry if len(line) > 3}
     return len(wanted & set(tree)) / len(wanted) if wanted else 1.0

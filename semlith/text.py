@@ -24,6 +24,19 @@ def stem(word: str) -> str:
     return stemmed
 
 
+def doer(word: str) -> str:
+    """A stem and the noun of its doer meet: `reader` and `reads` are both `read`,
+    `Writers/` and `writes` both `writ`, `parser` and `parsing` both `pars`,
+    `formatter` and `format` both `format`. A final `er` (on stems of six letters or
+    more), then a final `e` or a doubled final consonant, are dropped."""
+    if len(word) >= 6 and word.endswith("er"):
+        word = word[:-2]
+    doubled = word[-1:] == word[-2:-1] and word[-1:] not in ("a", "e", "i", "o", "u")
+    if len(word) > 3 and (word.endswith("e") or doubled):
+        word = word[:-1]
+    return word
+
+
 @functools.lru_cache(maxsize=65536)
 def path_words(path: str) -> frozenset[str]:
     """Stemmed words of a path ("auth/SessionTokens.go" -> auth, session, token)."""

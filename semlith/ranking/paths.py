@@ -9,33 +9,18 @@ HTTP client, `java` in a Java tree) says nothing, a word one file has says a lot
 the file's own name and its parent folder count: words from higher up the tree name
 whole subsystems and matched most files (measured: docs/performance.md, "Ranking").
 Both sides are Snowball-stemmed, so `dependency` meets `dependencies/`; a doer meets its
-verb (`Readers/` and "reads", `doer`), and the question's camelCase words count in their
-parts as the file's do (`toString` meets `ToStringBuilder.java`, `query_words`).
+verb (`Readers/` and "reads", `text.doer`), and the question's camelCase words count in
+their parts as the file's do (`toString` meets `ToStringBuilder.java`; the question's
+side is `Query.file_words`, read once with the rest of the question).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
 
 from semlith.ranking.context import Context, Scores
-from semlith.text import CAMEL, STOPWORDS, path_words, stem
-
-_WORD = re.compile(r"[A-Za-z0-9]+")
-
-
-def doer(word: str) -> str:
-    """A stem and the noun of its doer meet: `reader` and `reads` are both `read`,
-    `Writers/` and `writes` both `writ`, `parser` and `parsing` both `pars`,
-    `formatter` and `format` both `format`. A final `er` (on stems of six letters or
-    more), then a final `e` or a doubled final consonant, are dropped."""
-    if len(word) >= 6 and word.endswith("er"):
-        word = word[:-2]
-    doubled = word[-1:] == word[-2:-1] and word[-1:] not in ("a", "e", "i", "o", "u")
-    if len(word) > 3 and (word.endswith("e") or doubled):
-        word = word[:-1]
-    return word
+from semlith.text import doer, path_words
 
 
 @functools.lru_cache(maxsize=65536)
@@ -46,17 +31,8 @@ def name_words(path: str) -> frozenset[str]:
     return frozenset(doer(w) for w in words)
 
 
-def query_words(text: str) -> frozenset[str]:
-    """A question's words as file names are read: a camelCase word in its parts
-    (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stemmed, doers."""
-    words = [part.lower() for token in _WORD.findall(text)
-             for part in CAMEL.findall(token)]
-    kept = [w for w in words if w not in STOPWORDS] or words
-    return frozenset(doer(stem(w)) for w in kept)
-
-
 def apply(scores: Scores, ctx: Context) -> Scores:
-    words = query_words(ctx.query.text)
+    words = ctx.query.file_words
     if not ctx.weights.path or not words or not scores:
         return scores
     files = {rec.path: name_words(rec.path) for cid in scores

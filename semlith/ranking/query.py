@@ -13,7 +13,7 @@ from semlith.ranking.versions import names_version
 from semlith.roles import Role
 from semlith.store.keywords import fts_terms
 from semlith.symbols import Identifier, identifiers
-from semlith.text import STOPWORDS, stem
+from semlith.text import CAMEL, STOPWORDS, doer, stem
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Words that ask for a kind of file: a question about tests wants tests.
@@ -79,10 +79,14 @@ class Query:
     terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (store/keywords.py)
     split: str = ""  # the identifiers' parts (`parseHTTP` -> "parse http"), for BM25 engines
     names_version: bool = False  # "the v1 api": old copies keep their place (versions.py)
+    # Its words as file names are read (ranking/paths.py): camelCase words in their parts
+    # (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stems, doers.
+    file_words: frozenset[str] = frozenset()
 
 
 def analyse(text: str) -> Query:
-    raw = [w.lower() for w in _WORD.findall(text)]
+    tokens = _WORD.findall(text)
+    raw = [w.lower() for w in tokens]
     words = tuple(w for w in raw if w not in STOPWORDS) or tuple(raw)
     idents = tuple(identifiers(text))
     shaped = {i.text for i in idents}
@@ -95,4 +99,11 @@ def analyse(text: str) -> Query:
         kind = QueryKind.PHRASE
     asks = _asks(raw)
     return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
-                 fts_terms(text), split_identifiers(text), names_version(text))
+                 fts_terms(text), split_identifiers(text), names_version(text),
+                 _file_words(tokens))
+
+
+def _file_words(tokens: list[str]) -> frozenset[str]:
+    parts = [part.lower() for token in tokens for part in CAMEL.findall(token)]
+    kept = [w for w in parts if w not in STOPWORDS] or parts
+    return frozenset(doer(stem(w)) for w in kept)

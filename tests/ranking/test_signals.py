@@ -10,6 +10,7 @@ from semlith.ranking.pipeline import rank
 from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
 from semlith.roles import Role, file_role
+from semlith.text import doer
 from semlith.types import ChunkRecord
 from semlith.weights import Weights
 
@@ -150,7 +151,7 @@ def test_a_doer_folder_meets_its_verb(query: str, wanted: str) -> None:
                                                                                "retri"}),
     ("parse_args", {"pars", "arg"}), ("the", {"the"})])
 def test_query_words_are_read_as_file_names_are(text: str, words: set[str]) -> None:
-    assert paths.query_words(text) == words
+    assert analyse(text).file_words == words
 
 
 def test_a_camel_case_word_in_the_question_meets_the_file_it_names() -> None:
@@ -166,7 +167,7 @@ def test_a_camel_case_word_in_the_question_meets_the_file_it_names() -> None:
     ("parser", "pars"), ("pars", "pars"), ("formatt", "format"), ("format", "format"),
     ("handler", "handl"), ("handl", "handl"), ("user", "user"), ("order", "order")])
 def test_doer_roots(word: str, root: str) -> None:
-    assert paths.doer(word) == root
+    assert doer(word) == root
 
 
 # -- fusion -----------------------------------------------------------------------------
