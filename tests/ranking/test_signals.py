@@ -125,12 +125,39 @@ def test_many_weak_chunks_of_one_file_do_not_outweigh_one_strong_answer() -> Non
 # -- words of the query in the path ------------------------------------------------------
 
 def test_a_folder_named_by_the_query_lifts_its_file() -> None:
-    recs = records("v1/client.py", "v2/client.py", "legacy/transport.py")
+    recs = records("v1/client.py", "v2/client.py", "net/transport.py")
     scores = {1: 0.30, 2: 0.29, 3: 0.31}
     lifted = paths.apply(scores, ctx("how does the transport send requests", recs, path=1))
     assert best_first(lifted)[0] == 3 and lifted[3] > scores[3]
     same = paths.apply(scores, ctx("how does the transport send requests", recs, path=0))
     assert same == scores
+
+
+def test_an_abbreviated_file_name_meets_the_word_it_shortens() -> None:
+    recs = records("src/Core.hs", "src/Config.hs")
+    scores = {1: 0.31, 2: 0.30}
+    lifted = paths.apply(scores, ctx("how is the user configuration read", recs, path=1))
+    assert best_first(lifted) == [2, 1]
+
+    def meets(question: str, path: str) -> bool:
+        return paths.apply({1: 1.0}, ctx(question, records(path), path=1))[1] > 1.0
+    assert meets("authentication", "src/auth/session.py")
+    assert meets("implementation details", "core/impl.go")
+    assert not meets("log", "src/login.py")  # under four letters: only the same word
+    assert meets("log", "src/log.py")
+
+
+def test_a_test_named_for_the_question_gains_only_when_tests_are_asked_for() -> None:
+    """A test is named for what it tests: its name matched "error handlers" better than
+    the source's did, and the name's gain outweighed its prior."""
+    recs = records("tests/test_user_error_handler.py", "src/app/scaffold.py")
+    scores = {1: 0.25, 2: 0.31}
+    question = "error handlers"
+    named = paths.apply(scores, ctx(question, recs, path=2))
+    assert named[1] == scores[1]
+    assert best_first(priors.apply(named, ctx(question, recs))) == [2, 1]
+    asked = paths.apply(scores, ctx("tests of the error handlers", recs, path=2))
+    assert asked[1] > scores[1]
 
 
 @pytest.mark.parametrize(("query", "wanted"), [
