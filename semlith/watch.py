@@ -142,10 +142,10 @@ class StoreWatcher:
         self.state.mode = "events"
 
     def _unwatch(self) -> None:
+        """Stop watching. Never under `_cond`: see `_loop`."""
         observer, self._observer = self._observer, None
         if observer is not None:
-            observer.stop()
-            observer.join(timeout=10)
+            _stop_observer(observer)
 
     # -- events --------------------------------------------------------------------------
 
@@ -212,18 +212,26 @@ class StoreWatcher:
 
     def _loop(self) -> None:
         while True:
+            stale = None
             with self._cond:
-                while not self._stop:
+                while not self._stop and stale is None:
                     wait = self._due(time.monotonic())
                     if wait == 0.0:
                         break
                     self._cond.wait(timeout=self._sleep(wait))
-                    self._check_root()
-                if self._stop:
-                    return
-                paths, full, since = sorted(self._paths), self._full, self._since
-                self._paths.clear()
-                self._full = False
+                    stale = self._check_root()
+                if not self._stop and stale is None:
+                    paths, full, since = sorted(self._paths), self._full, self._since
+                    self._paths.clear()
+                    self._full = False
+            if stale is not None:
+                # Stopped with the lock released: the observer's dispatch thread may be
+                # waiting for it in `event()` while holding the observer's own lock, which
+                # `stop()` needs (a test run hung so, the root deleted mid-dispatch).
+                _stop_observer(stale)
+                continue
+            if self._stop:
+                return
             self._apply(None if full or len(paths) > FULL_PASS_AT else paths, since)
 
     def _sleep(self, due: float | None) -> float:
@@ -235,8 +243,10 @@ class StoreWatcher:
         look = ROOT_CHECK_SECONDS if self.state.mode == "events" else 1.0
         return look if due is None else min(due, look)
 
-    def _check_root(self) -> None:
-        """Notice a vanished or returned root; pass periodically when events are off."""
+    def _check_root(self) -> Any:
+        """Notice a vanished or returned root; pass periodically when events are off.
+        Under the lock: a vanished root's observer is detached and returned, for the
+        caller to stop once the lock is released (None: nothing to stop)."""
         now = time.monotonic()
         self._look_at_root = False
         if self.state.mode == "root missing":
@@ -245,8 +255,9 @@ class StoreWatcher:
                 self._full = True
                 self._note("", now, keep=True)
         elif not self.root.is_dir():
-            self._unwatch()
+            observer, self._observer = self._observer, None
             self.state.mode = "root missing"
+            return observer
         elif self.state.mode.startswith("rescanning") and not self._paths and \
                 now - self._last_pass > RESCAN_SECONDS:
             self._full = True
@@ -297,6 +308,11 @@ class StoreWatcher:
         self.state.last_error = None
         if self.on_batch is not None:
             self.on_batch(report)
+
+
+def _stop_observer(observer: Any) -> None:
+    observer.stop()
+    observer.join(timeout=10)
 
 
 class _Handler:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,6 +116,52 @@ def test_root_deleted_and_recreated(tmp_path: Path, settings: Settings,
         eventually(lambda: w.watcher.state.mode == "events")
         eventually(lambda: w.paths("phoenix_rises")[:1] == ["fresh.py"])
         eventually(lambda: w.gone("net/retry.py"))
+    finally:
+        w.close()
+
+
+def test_a_vanished_root_stops_its_observer_without_holding_the_watcher(
+        tmp_path: Path, settings: Settings) -> None:
+    """watchdog dispatches events holding its observer's lock, and `stop()` needs that
+    lock: an observer stopped while the watcher held its own lock deadlocked with an
+    event waiting for it (the full suite hung in the test above). This observer, like
+    watchdog's, delivers one pending event from its dispatch thread when stopped and
+    waits for it."""
+    dispatched: list[bool] = []
+
+    class Dispatching:
+        def schedule(self, handler: object, path: str, recursive: bool = False) -> None:
+            self.handler, self.path = handler, path
+
+        def start(self) -> None:
+            pass
+
+        def stop(self) -> None:
+            event = type("Event", (), {"event_type": "deleted", "is_directory": True,
+                                       "src_path": self.path})()  # the root's deletion
+            thread = threading.Thread(target=self.handler.dispatch, args=(event,),  # type: ignore[attr-defined]
+                                      daemon=True)
+            thread.start()
+            thread.join(timeout=5)
+            dispatched.append(not thread.is_alive())
+
+        def join(self, timeout: float | None = None) -> None:
+            pass
+
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".semlith"))
+    Watched.observer_factory = Dispatching
+    try:
+        w = Watched(root, tmp_path / "store", settings)
+    finally:
+        Watched.observer_factory = None
+    w.watcher.start(catch_up=True)
+    try:
+        eventually(lambda: w.has("net/retry.py"))
+        shutil.rmtree(root)
+        w.watcher.event(str(root))  # the root's own deletion event
+        eventually(lambda: w.watcher.state.mode == "root missing" and bool(dispatched))
+        assert dispatched == [True]  # the event got the lock while the observer stopped
     finally:
         w.close()
 
