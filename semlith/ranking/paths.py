@@ -76,11 +76,11 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     n = len(files)
     if not n:
         return scores
-    held = {w: sum(w in named for named in files.values()) for w in words}
+    held = {w: sum(w in matched for matched in files.values()) for w in words}
     # log(1 + n/df) / log(1 + n): 1 for a word one file holds, near 0 for one all hold.
     weight = {w: math.log(1 + n / df) / math.log(1 + n) for w, df in held.items() if df}
-    gain = {path: sum(weight.get(w, 0.0) for w in named) / len(words)
-            if file_role(path) in wanted else 0.0 for path, named in files.items()}
+    gain = {path: sum(weight.get(w, 0.0) for w in matched) / len(words)
+            if file_role(path) in wanted else 0.0 for path, matched in files.items()}
     unit = ctx.weights.path * max(scores.values())
     return {cid: score + unit * gain[rec.path] if (rec := ctx.records.get(cid)) else score
             for cid, score in scores.items()}
