@@ -141,11 +141,14 @@ class StoreWatcher:
         self._observer = observer
         self.state.mode = "events"
 
+    def _detach(self) -> Any:
+        """The observer, no longer the watcher's (None when there was none)."""
+        observer, self._observer = self._observer, None
+        return observer
+
     def _unwatch(self) -> None:
         """Stop watching. Never under `_cond`: see `_loop`."""
-        observer, self._observer = self._observer, None
-        if observer is not None:
-            _stop_observer(observer)
+        _stop_observer(self._detach())
 
     # -- events --------------------------------------------------------------------------
 
@@ -255,9 +258,8 @@ class StoreWatcher:
                 self._full = True
                 self._note("", now, keep=True)
         elif not self.root.is_dir():
-            observer, self._observer = self._observer, None
             self.state.mode = "root missing"
-            return observer
+            return self._detach()
         elif self.state.mode.startswith("rescanning") and not self._paths and \
                 now - self._last_pass > RESCAN_SECONDS:
             self._full = True
@@ -311,8 +313,9 @@ class StoreWatcher:
 
 
 def _stop_observer(observer: Any) -> None:
-    observer.stop()
-    observer.join(timeout=10)
+    if observer is not None:
+        observer.stop()
+        observer.join(timeout=10)
 
 
 class _Handler:

@@ -45,12 +45,17 @@ def name_words(path: str) -> frozenset[str]:
     return frozenset(doer(w) for w in words)
 
 
+def _heads(word: str) -> frozenset[str]:
+    """Every start of PREFIX letters or more of `word` (the word too, when that long)."""
+    return frozenset(word[:i] for i in range(PREFIX, len(word) + 1))
+
+
 # ~1.3 KB an entry (laravel's `Queue/Connectors/DatabaseConnector.php`): 4,096 paths,
 # some forty queries' candidate files, stay near 5 MB in a daemon that runs for days.
 @functools.lru_cache(maxsize=4096)
 def _starts(path: str) -> frozenset[str]:
-    """Every start of PREFIX letters or more of the file's name words (the words too)."""
-    return frozenset(w[:i] for w in name_words(path) for i in range(PREFIX, len(w) + 1))
+    """The heads of the file's name words."""
+    return frozenset().union(*map(_heads, name_words(path)))
 
 
 def _meets(words: frozenset[str], heads: dict[str, frozenset[str]], path: str
@@ -58,7 +63,7 @@ def _meets(words: frozenset[str], heads: dict[str, frozenset[str]], path: str
     """The question's words a file's name holds: the same stem, or one stem the start of
     the other when both have PREFIX letters or more (`Config.hs` for "configuration",
     `auth/` for "authentication", `impl` for "implementation"). `heads`: each word's
-    starts of PREFIX letters or more."""
+    `_heads`."""
     named, starts = name_words(path), _starts(path)
     return frozenset(w for w in words if w in named or w in starts
                      or not heads[w].isdisjoint(named))
@@ -69,7 +74,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     if not ctx.weights.path or not words or not scores:
         return scores
     # Per candidate file, the question's words its name holds.
-    heads = {w: frozenset(w[:i] for i in range(PREFIX, len(w) + 1)) for w in words}
+    heads = {w: _heads(w) for w in words}
     named_files = {rec.path for cid in scores if (rec := ctx.records.get(cid)) is not None}
     files = {path: _meets(words, heads, path) for path in named_files}
     wanted = ctx.query.asks | {Role.SOURCE}
