@@ -17,6 +17,9 @@ class Weights:
     keyword: float = 1.0  # the FTS5 bm25 list
     symbol: float = 2.0  # the definitions an identifier in the query names
     symbol_k: float = 10.0  # the symbol list's RRF constant: smaller, its head dominates
+    # The symbol list's definitions whose name matches the query's only in another case
+    # (`latex` for "LaTeX"): weighed like the dense and keyword lists, at rrf_k.
+    symbol_case: float = 1.0
     rrf_k: float = 60.0  # the other lists' RRF constant
     path: float = 2.0  # file-name words of the query: a multiple of the best score (paths.py)
     per_file: float = 1.0  # hits per file before the other files' (0: no limit)

@@ -21,7 +21,7 @@ def rrf(lists: Sequence[Sequence[int]], weights: Sequence[float],
 
 
 def fuse(ctx: Context) -> Scores:
-    """RRF of the three lists, with list weights set by the kind of query, plus (when
+    """RRF of the lists, with list weights set by the kind of query, plus (when
     `scores` is on) each list's own scores normalised to [0, 1] — a rank alone cannot
     tell a near-tie from a landslide."""
     w = ctx.weights
@@ -31,15 +31,32 @@ def fuse(ctx: Context) -> Scores:
         dense, keyword = dense * w.ident_dense, keyword * w.ident_keyword
     elif ctx.query.kind is QueryKind.PHRASE:
         dense *= w.phrase_dense
-    fused = rrf([[i for i, _ in lists.dense], [i for i, _ in lists.keyword], list(lists.symbol),
-                 [i for i, _ in lists.image]],
-                [dense, keyword, w.symbol, w.image], [w.rrf_k, w.rrf_k, w.symbol_k, w.rrf_k])
+    spelled, cased = _by_spelling(ctx)
+    fused = rrf([[i for i, _ in lists.dense], [i for i, _ in lists.keyword], spelled,
+                 [i for i, _ in lists.image], cased],
+                [dense, keyword, w.symbol, w.image, w.symbol_case],
+                [w.rrf_k, w.rrf_k, w.symbol_k, w.rrf_k, w.rrf_k])
     if w.scores:
         for entries, weight in ((lists.dense, dense), (lists.keyword, keyword),
                                 (lists.image, w.image)):
             for cid, norm in _normalised(entries).items():
                 fused[cid] = fused.get(cid, 0.0) + w.scores * weight * norm / (w.rrf_k + 1)
     return fused
+
+
+def _by_spelling(ctx: Context) -> tuple[list[int], list[int]]:
+    """The symbol list split: definitions spelled as the query writes their name, and
+    those that match it only in another case. A word with inner capitals in a question
+    is often the name of a thing, not of code ("via LaTeX", "GitHub", "DocBook"), and a
+    function `latex` it met case-insensitively took the first slot with the symbol
+    list's whole weight (pandoc: `Citeproc/BibTeX.hs` for "PDF output via LaTeX");
+    abseil's `absl::optional`, an alias there, met a demangler's `Optional`."""
+    typed = {ident.name for ident in ctx.query.identifiers}
+    spelled: list[int] = []
+    cased: list[int] = []
+    for cid, (name, _) in ctx.lists.symbol.items():
+        (spelled if name in typed else cased).append(cid)
+    return spelled, cased
 
 
 def _normalised(entries: Sequence[tuple[int, float]]) -> dict[int, float]:

@@ -210,6 +210,23 @@ def test_identifier_queries_lean_on_the_keyword_list_when_told() -> None:
     assert phrase[1] == pytest.approx(phrase[2])  # not an identifier query: untouched
 
 
+def test_a_definition_met_only_in_another_case_counts_as_one_more_list() -> None:
+    """"via LaTeX" names a format, not a function `latex`: a definition spelled another
+    way weighs as one more list's entry, not as the symbol list's first place; one
+    spelled as written keeps it."""
+    recs = records("Writers/LaTeX.hs", "Citeproc/BibTeX.hs")
+    query = "how pandoc generates PDF output via LaTeX"
+    heads = {"dense": [(1, 0.6)], "keyword": [(1, 20.0)]}
+    cased = fusion.fuse(ctx(query, recs, Lists(**heads, symbol={2: ("latex", "function")})))
+    assert best_first(cased) == [1, 2]
+    assert cased[2] == pytest.approx(1 / 61)
+    spelled = fusion.fuse(ctx(query, recs, Lists(**heads, symbol={2: ("LaTeX", "type")})))
+    assert best_first(spelled) == [2, 1]
+    off = fusion.fuse(ctx(query, recs, Lists(**heads, symbol={2: ("latex", "function")}),
+                          symbol_case=0))
+    assert 2 not in off
+
+
 def test_score_aware_fusion_tells_a_landslide_from_a_near_tie() -> None:
     recs = records("a.py", "b.py", "c.py")
     # Dense: chunk 1 by a landslide. Keyword: a near-tie in which 1 comes third.
