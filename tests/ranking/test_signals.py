@@ -189,6 +189,18 @@ def test_a_camel_case_word_in_the_question_meets_the_file_it_names() -> None:
     assert recs[first].path == "lang3/builder/ToStringBuilder.java"
 
 
+def test_a_name_of_short_camel_case_parts_counts_whole() -> None:
+    """`LaTeX.hs` and `TeX.hs` split into parts of under three letters, which name words
+    leave out: the files had no name words at all. Such a word now counts whole, in
+    the file's name and in the question."""
+    assert paths.name_words("src/Writers/LaTeX.hs") == {"writ", "latex"}
+    assert paths.name_words("src/TeX.hs") == {"src", "tex"}
+    assert "latex" in analyse("how is a document converted to LaTeX").file_words
+    recs = records("src/Readers/Markdown.hs", "src/TeX.hs")
+    scores = {1: 0.31, 2: 0.30}
+    assert best_first(paths.apply(scores, ctx("how is TeX parsed", recs))) == [2, 1]
+
+
 @pytest.mark.parametrize(("word", "root"), [
     ("reader", "read"), ("read", "read"), ("writer", "writ"), ("write", "writ"),
     ("parser", "pars"), ("pars", "pars"), ("formatt", "format"), ("format", "format"),
