@@ -37,18 +37,19 @@ def doer(word: str) -> str:
     return word
 
 
-def short_parts(word: str) -> bool:
-    """Whether a word of three letters or more splits into camelCase parts that are all
-    shorter (`LaTeX`, `TeX`): such a word counts whole, or it would have no parts."""
+def name_parts(word: str) -> list[str]:
+    """A word's camelCase parts, and the word itself when every part is under three
+    letters (`LaTeX`, `TeX`): file-name words leave such parts out, which left those
+    names no word at all."""
     parts = CAMEL.findall(word)
-    return len(word) >= 3 and len(parts) > 1 and all(len(p) < 3 for p in parts)
+    if len(word) >= 3 and len(parts) > 1 and all(len(p) < 3 for p in parts):
+        return [*parts, word]
+    return parts
 
 
 @functools.lru_cache(maxsize=65536)
 def path_words(path: str) -> frozenset[str]:
     """Stemmed words of a path ("auth/SessionTokens.go" -> auth, session, token;
     "Writers/LaTeX.hs" -> writer, latex)."""
-    parts = re.split(r"[/._\\-]+", path)
-    return frozenset(stem(w.lower()) for part in parts
-                     for w in ([part] if short_parts(part) else CAMEL.findall(part))
-                     if len(w) >= 3)
+    return frozenset(stem(w.lower()) for part in re.split(r"[/._\\-]+", path)
+                     for w in name_parts(part) if len(w) >= 3)

@@ -13,7 +13,7 @@ from semlith.ranking.versions import names_version
 from semlith.roles import Role
 from semlith.store.keywords import fts_terms
 from semlith.symbols import Identifier, identifiers
-from semlith.text import CAMEL, STOPWORDS, doer, short_parts, stem
+from semlith.text import STOPWORDS, doer, name_parts, stem
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Words that ask for a kind of file: a question about tests wants tests.
@@ -104,7 +104,6 @@ def analyse(text: str) -> Query:
 
 
 def _file_words(tokens: list[str]) -> frozenset[str]:
-    parts = [part.lower() for token in tokens for part in CAMEL.findall(token)]
-    parts += [token.lower() for token in tokens if short_parts(token)]  # LaTeX, TeX
+    parts = [part.lower() for token in tokens for part in name_parts(token)]
     kept = [w for w in parts if w not in STOPWORDS] or parts
     return frozenset(doer(stem(w)) for w in kept)
