@@ -41,7 +41,7 @@ import retrieval
 from semlith.ranking import pipeline
 from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.query import Query, QueryKind
-from semlith.types import ChunkRecord
+from semlith.types import ChunkPlace
 from semlith.weights import Weights
 
 ABSENT = 60.0  # the rank of a chunk a list does not hold (beyond the head of 50)
@@ -131,9 +131,9 @@ class Recorder:
         self.number = 0
         self.prefix = ""
 
-    def __call__(self, query: Query, lists: Lists, records: dict[int, ChunkRecord],
+    def __call__(self, query: Query, lists: Lists, records: dict[int, ChunkPlace],
                  weights: Weights) -> list[tuple[int, float]]:
-        head = Context(query, lists.head(pipeline.DEPTH, records), records, weights)
+        head = pipeline.head(query, lists, records, weights)
         ids, rows = matrix(head, pipeline.stages(head))
         assert self.question is not None
         for cid, row in zip(ids, rows, strict=True):

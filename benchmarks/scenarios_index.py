@@ -18,7 +18,7 @@ from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
 from semlith.local import LocalLibrary
-from semlith.ranking.pipeline import DEPTH as CANDIDATES
+from semlith.ranking.pipeline import REACH as CANDIDATES
 from semlith.ranking.query import analyse
 from semlith.search import Searcher
 from semlith.settings import Settings

@@ -23,7 +23,7 @@ from semlith.embed.recipes import relevance_floor
 from semlith.errors import ModelError, NothingSelected, SemlithError
 from semlith.image_index import IMAGE_SPACE
 from semlith.ranking.context import Lists
-from semlith.ranking.pipeline import DEPTH, rank
+from semlith.ranking.pipeline import REACH, places, rank
 from semlith.ranking.query import Query, analyse
 from semlith.ranking.relevance import relevances
 from semlith.store import Store
@@ -79,7 +79,7 @@ class Searcher:
             self._image_query = image
         filters = filters or Filters()
         sel = Selection.of(filters)
-        want = max(k, DEPTH)
+        want = max(k, REACH)
         self.failed, self._errors = [], []
         chosen = []
         for label, store in self.stores:
@@ -157,9 +157,14 @@ class Searcher:
         return done
 
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:
-        """One store's hits. A chunk found by name is labelled with that definition."""
-        records = store.corpus.records(lists.ids())
-        ranked = rank(query, lists, records, self.weights)[:k]
+        """One store's hits. A chunk found by name is labelled with that definition.
+        The candidates' places are read for the ranking, the texts of its top `k` only;
+        a chunk removed in between (a writer committed) is left out."""
+        corpus = store.corpus
+        found = places(query, lists, corpus.places, self.weights, k)
+        ranked = rank(query, lists, found, self.weights)[:k]
+        records = corpus.records([cid for cid, _ in ranked])
+        ranked = [(cid, score) for cid, score in ranked if cid in records]
         nearest = lists.dense or lists.image  # an image search has only the image list
         readable = relevances([score for _, score in ranked],
                               nearest[0][1] if nearest else None,

@@ -165,6 +165,18 @@ class Definition(Located):
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkPlace:
+    """Where a chunk is: all the ranking reads of a candidate. Its text is read only for
+    the hits a search returns (reading it for every candidate was a third of the
+    catalog's share of a query, docs/performance.md)."""
+
+    id: int
+    path: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class ChunkRecord:
     """A chunk as a reader gets it back, with its file's path."""
 

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from semlith.ranking.query import Query
-from semlith.types import ChunkRecord
 from semlith.weights import Weights
 
 Scores = dict[int, float]  # chunk id -> score; higher is better
+
+
+class Placed(Protocol):
+    """What the ranking reads of a candidate: where it is (a `ChunkPlace` or a whole
+    `ChunkRecord`)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def start_line(self) -> int: ...
+
+
+Places = Mapping[int, Placed]  # chunk id -> where it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +36,15 @@ class Lists:
     image: list[tuple[int, float]] = field(default_factory=list)  # image space: (id, cosine)
     whole: bool = False  # the dense list holds every chunk the search may answer
 
-    def head(self, depth: int, records: dict[int, ChunkRecord] | None = None) -> Lists:
+    def head(self, depth: int, records: Places | None = None,
+             wanted: Callable[[int], bool] | None = None, reach: int = 0) -> Lists:
         """The first `depth` of each list: what the ranking of the top hits may see.
+
+        With `wanted` (whether a chunk is of a kind the question may want), the dense
+        and keyword lists are read on, up to `reach` entries, until they hold `depth`
+        wanted ones; the others read on the way stay, at their own ranks. On a package
+        indexed whole, tests and docs repeat the source's words and filled a keyword
+        head of 50 before the module that answers (issue #21).
 
         With `records`, entries of equal score are put in the order of (path, first
         line), not of chunk id: copies of a file score alike, and their ids depend on
@@ -30,10 +52,12 @@ class Lists:
         differently, issue #26). A list that fills the head may hold more entries of its
         last score than it returned; those keep the store's order, so a deeper fetch
         never reorders the head (the top k stays a prefix of the top k + n)."""
-        def cut(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
-            part = entries[:depth]
-            return part if records is None else _settled(part, records, len(part) < depth)
-        return Lists(cut(self.dense), cut(self.keyword),
+        def cut(entries: list[tuple[int, float]], read: bool = False) -> list[tuple[int, float]]:
+            end = depth if wanted is None or not read else _extent(entries, depth, wanted,
+                                                                   reach)
+            part = entries[:end]
+            return part if records is None else _settled(part, records, len(part) < end)
+        return Lists(cut(self.dense, True), cut(self.keyword, True),
                      dict(list(self.symbol.items())[:depth]), cut(self.image),
                      self.whole)
 
@@ -46,11 +70,23 @@ class Lists:
 class Context:
     query: Query
     lists: Lists
-    records: dict[int, ChunkRecord]
+    records: Places
     weights: Weights
 
 
-def _settled(entries: list[tuple[int, float]], records: dict[int, ChunkRecord],
+def _extent(entries: list[tuple[int, float]], depth: int, wanted: Callable[[int], bool],
+            reach: int) -> int:
+    """How many of `entries` it takes to hold `depth` wanted ones, `reach` at most."""
+    reach = max(reach, depth)
+    found = 0
+    for position, (cid, _) in enumerate(entries[:reach]):
+        found += wanted(cid)
+        if found == depth:
+            return position + 1
+    return reach
+
+
+def _settled(entries: list[tuple[int, float]], records: Places,
              complete: bool) -> list[tuple[int, float]]:
     """Each run of equal scores in (path, first line) order; the last run too only when
     the list is `complete` (the store had no more entries to give)."""
@@ -68,6 +104,6 @@ def _settled(entries: list[tuple[int, float]], records: dict[int, ChunkRecord],
     return out
 
 
-def _place(cid: int, records: dict[int, ChunkRecord]) -> tuple[str, int]:
+def _place(cid: int, records: Places) -> tuple[str, int]:
     rec = records.get(cid)
     return (rec.path, rec.start_line) if rec else ("\uffff", cid)

@@ -20,8 +20,10 @@ tree) are legacy for a question that names no version (semlith/ranking/versions.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
-from semlith.ranking.context import Context, Scores
+from semlith.ranking.context import Context, Places, Scores
+from semlith.ranking.query import Query
 from semlith.ranking.versions import old_copies
 from semlith.roles import Role, file_role
 
@@ -46,13 +48,32 @@ FACTORS: dict[Role, float] = {
     Role.GENERATED: STRONG,
     Role.SNAPSHOT: STRONG,
 }
+
+
+def wanted(query: Query, records: Places, strength: float) -> Callable[[int], bool] | None:
+    """Whether a candidate is of a role the question may want (the source, or a role it
+    names): what fills the head of a list (semlith/ranking/context.py). None when the
+    priors are off: then every role is."""
+    if not strength:
+        return None
+
+    def want(cid: int) -> bool:
+        record = records.get(cid)
+        if record is None:
+            return True
+        role = file_role(record.path)
+        return role in query.asks or FACTORS[role] == 1.0
+    return want
+
+
 def apply(scores: Scores, ctx: Context) -> Scores:
     strength = ctx.weights.priors
     if not strength:
         return scores
     wanted = ctx.query.asks
     agreed = _first_in_two(ctx)
-    old = old_copies([r.path for r in ctx.records.values()], ctx.query.names_version)
+    old = old_copies([r.path for cid in scores if (r := ctx.records.get(cid)) is not None],
+                     ctx.query.names_version)
     out: Scores = {}
     for cid, score in scores.items():
         record = ctx.records.get(cid)

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.connections import ThreadConnections
 from semlith.store.migrations import migrate, pending
 from semlith.store.rows import ChunkRow, FileRecord, SkipRecord, SpaceRecord
-from semlith.types import ChunkRecord
+from semlith.types import ChunkPlace, ChunkRecord
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
 # 3: the keyword index is contentless, without token counts (migration 5, on open).
@@ -319,14 +320,22 @@ class Catalog(ThreadConnections):
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The chunks among `ids` that exist, by id (one query, however many ids)."""
+        return {row[0]: ChunkRecord(*row) for row in self._by_id(
+            "c.id, f.path, c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text",
+            ids)}
+
+    def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
+        """Where the chunks among `ids` that exist are, by id (their text unread)."""
+        return {row[0]: ChunkPlace(*row)
+                for row in self._by_id("c.id, f.path, c.start_line, c.end_line", ids)}
+
+    def _by_id(self, columns: str, ids: Sequence[int]) -> list[tuple[Any, ...]]:
         if not len(ids):
-            return {}
+            return []
         marks = ",".join("?" * len(ids))
-        rows = self.db.execute(
-            "SELECT c.id, f.path, c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text"
-            f" FROM chunks c JOIN files f ON f.id=c.file_id WHERE c.id IN ({marks})",
-            [int(i) for i in ids]).fetchall()
-        return {row[0]: ChunkRecord(*row) for row in rows}
+        return self.db.execute(
+            f"SELECT {columns} FROM chunks c JOIN files f ON f.id=c.file_id"
+            f" WHERE c.id IN ({marks})", [int(i) for i in ids]).fetchall()
 
     def keyword(self, text: str, k: int) -> list[tuple[int, float]]:
         """FTS5 bm25 top-`k` (chunk id, score: higher is better) for free user text."""

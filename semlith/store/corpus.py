@@ -24,7 +24,7 @@ from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.keywords import prune
 from semlith.store.query import EVERYTHING, Selection
 from semlith.store.rows import FileRecord, SkipRecord
-from semlith.types import ChunkRecord, Definition
+from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
     from semlith.store.store import Store
@@ -89,6 +89,10 @@ class Corpus(Protocol):
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The chunks among `ids` that exist."""
+        ...
+
+    def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
+        """Where the chunks among `ids` that exist are: what ranking reads."""
         ...
 
     def file(self, path: str) -> FileRecord | None:
@@ -161,6 +165,9 @@ class LocalCorpus:
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.catalog.chunks(ids)
+
+    def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
+        return self.catalog.places(ids)
 
     def file(self, path: str) -> FileRecord | None:
         return self.catalog.file(path)

@@ -24,7 +24,7 @@ store/milvus_client.py.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,7 @@ from semlith.store.milvus_target import (
 )
 from semlith.store.query import ChunkExport
 from semlith.store.vectors import RESCORE_HEAD, checked
-from semlith.types import ChunkRecord, Filters
+from semlith.types import ChunkPlace, ChunkRecord, Filters
 
 VARCHAR_MAX = 65_535  # bytes: Milvus's VARCHAR limit
 PATH_MAX = 4_096
@@ -56,6 +56,7 @@ ID_BATCH = 1_000  # ids per delete / fetch expression
 Rows = Callable[[Sequence[int]], list[ChunkExport]]
 # A row's fields that make a ChunkRecord, in its order.
 _RECORD = ("local_id", "path", "ordinal", "start_line", "end_line", "kind", "symbol", "text")
+_PLACE = ("local_id", "path", "start_line", "end_line")
 
 
 def _record(row: dict[str, Any]) -> ChunkRecord:
@@ -305,15 +306,20 @@ class MilvusSpace:
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The chunks among `ids` as a reader shows them, from this repo's rows."""
-        out: dict[int, ChunkRecord] = {}
+        return {int(r["local_id"]): _record(r) for r in self._by_id(ids, _RECORD)}
+
+    def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
+        """Where the chunks among `ids` are, from this repo's rows (their text unread)."""
+        return {int(r["local_id"]): ChunkPlace(*(r[f] for f in _PLACE))
+                for r in self._by_id(ids, _PLACE)}
+
+    def _by_id(self, ids: Sequence[int], fields: tuple[str, ...],
+               budget: Budget = Budget.READ) -> Iterator[dict[str, Any]]:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
-            batch = values[start:start + ID_BATCH]
-            for r in query_rows(self, budget=Budget.READ,
-                                 filter=f"{self._repo} and local_id in {batch}",
-                                 output_fields=list(_RECORD)):
-                out[int(r["local_id"])] = _record(r)
-        return out
+            yield from query_rows(self, budget=budget, output_fields=list(fields),
+                                  filter=f"{self._repo} and local_id in "
+                                         f"{values[start:start + ID_BATCH]}")
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
@@ -337,13 +343,9 @@ class MilvusSpace:
 
     def fetch(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(ids, dtype=np.uint64)
-        found: dict[int, list[float]] = {}
         values = [int(i) for i in ids]
-        for start in range(0, len(values), ID_BATCH):
-            batch = values[start:start + ID_BATCH]
-            rows = query_rows(self, filter=f"{self._repo} and local_id in {batch}",
-                               output_fields=["local_id", "dense"])
-            found.update((int(r["local_id"]), r["dense"]) for r in rows)
+        found: dict[int, list[float]] = {int(r["local_id"]): r["dense"] for r in self._by_id(
+            values, ("local_id", "dense"), Budget.WRITE)}
         mask = np.array([v in found for v in values], dtype=bool)
         vectors = np.array([found[v] for v in values if v in found], dtype=np.float32)
         return mask, vectors.reshape(-1, self.dim)

@@ -21,7 +21,7 @@ from semlith.store import query as q
 from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus
 from semlith.store.milvus import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
-from semlith.types import ChunkRecord, Definition
+from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
     from semlith.store.store import Store
@@ -97,6 +97,9 @@ class MilvusCorpus(LocalCorpus):
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.space.records(ids) if self.mirror else super().records(ids)
+
+    def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
+        return self.space.places(ids) if self.mirror else super().places(ids)
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()

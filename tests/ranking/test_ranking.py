@@ -68,11 +68,13 @@ def test_the_top_k_is_a_prefix_of_the_top_k_plus_n(make_store: Callable[..., Sto
     for n in range(120):
         texts = [" ".join(words[(n * 7 + i * 3 + j) % len(words)] for j in range(4 + i % 3))
                  for i in range(1 + n % 4)]
-        add_file(store, f"d{n % 7}/f{n:03d}.md", model.embed_documents(texts), texts)
+        # Tests among the source: the head reads on past them (pipeline.REACH).
+        path = f"tests/test_f{n:03d}.py" if n % 3 == 0 else f"d{n % 7}/f{n:03d}.md"
+        add_file(store, path, model.embed_documents(texts), texts)
     searcher = Searcher([("t", store)], EmbedderPool(lambda n: model))
     for query in ("walrus colony", "arctic seal swim", "tusk", "clam pod ice"):
         ranked = {k: [(h.path, h.start_line) for h in searcher.search(query, k=k)]
-                  for k in (1, 5, 10, 29, 30, 31, 50, 100, 200)}
+                  for k in (1, 5, 10, 29, 30, 31, 49, 50, 51, 99, 100, 101, 200)}
         for k, hits in ranked.items():
             assert len(hits) == k
             assert hits == ranked[200][:k], (query, k)
@@ -196,3 +198,24 @@ def test_a_module_answering_with_several_chunks_beats_one_strong_chunk(
         "src/router.py": module,
         "src/tiny.py": ["walrus routing registers route"]})
     assert searcher.search("how are walrus routes registered", k=2)[0].path == "src/router.py"
+
+
+def test_a_chunk_removed_between_ranking_and_reading_is_left_out(
+        make_store: Callable[..., Store], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ranking reads the candidates' places, the hits' texts are read after it: a
+    writer that commits in between removes a hit, it does not fail the search."""
+    from semlith.store.corpus import LocalCorpus
+
+    searcher = _searcher(make_store)
+    first = searcher.search("walrus", k=3)
+    read = LocalCorpus.records
+
+    def removed(self: LocalCorpus, ids: list[int]) -> object:
+        found = read(self, ids)
+        found.pop(ids[0], None)
+        return found
+
+    monkeypatch.setattr(LocalCorpus, "records", removed)
+    hits = searcher.search("walrus", k=3)
+    assert [h.path for h in hits] == [h.path for h in first[1:]]
+    assert all(h.text for h in hits)

@@ -6,7 +6,7 @@ import pytest
 
 from semlith.ranking import files, fusion, paths, priors
 from semlith.ranking.context import Context, Lists, Scores
-from semlith.ranking.pipeline import rank
+from semlith.ranking.pipeline import DEPTH, REACH, places, rank
 from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
 from semlith.roles import Role, file_role
@@ -270,3 +270,55 @@ def test_entries_deeper_than_the_head_follow_it_by_their_best_rank() -> None:
     assert len(ranked) == n and len({cid for cid, _ in ranked}) == n
     scores = [s for _, s in ranked]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_a_head_full_of_tests_reads_on_to_the_source() -> None:
+    """On a package indexed whole the tests repeat the source's words: DEPTH of them
+    filled the keyword head, and the module that answers, ranked after them, was never
+    ranked by the signals at all (issue #21)."""
+    tests = [f"tests/test_{i}.py" for i in range(DEPTH + 10)]
+    recs = records(*tests, "src/router.py")
+    source = len(tests) + 1
+    lists = Lists(keyword=[(i, float(100 - i)) for i in range(1, source + 1)])
+    ranked = [cid for cid, _ in rank(analyse("how are routes matched"), lists, recs,
+                                     Weights())]
+    assert ranked[0] == source  # read on to, then ranked above the tests by the priors
+    off = [cid for cid, _ in rank(analyse("how are routes matched"), lists, recs,
+                                  Weights(priors=0))]
+    assert off[-1] == source  # no priors: every role is wanted, the head ends at DEPTH
+    asked = [cid for cid, _ in rank(analyse("how are the tests of routes set up"), lists,
+                                    recs, Weights())]
+    assert asked[0] == 1 and asked[-1] == source  # tests asked for: they are wanted
+
+
+def test_the_head_reads_no_further_than_reach() -> None:
+    recs = records(*[f"tests/test_{i}.py" for i in range(REACH + 5)], "src/router.py")
+    head = Lists(dense=[(i, 1.0 - i / 1000) for i in range(1, len(recs) + 1)]).head(
+        DEPTH, recs, lambda cid: not recs[cid].path.startswith("tests/"), REACH)
+    assert len(head.dense) == REACH
+
+
+def test_places_are_read_deeper_only_for_a_list_holding_unwanted_roles() -> None:
+    n = REACH + 20
+    source = records(*[f"src/m{i}.py" for i in range(n)])
+    reads: list[list[int]] = []
+
+    def read(ids: object) -> dict[int, ChunkRecord]:
+        reads.append(list(ids))  # type: ignore[call-overload]
+        return {cid: recs[cid] for cid in reads[-1] if cid in recs}
+
+    entries = [(i, float(n - i)) for i in range(1, n + 1)]
+    recs = source
+    found = places(analyse("routes"), Lists(dense=entries, keyword=entries), read,
+                   Weights(), 10)
+    assert len(reads) == 1 and set(found) == set(range(1, DEPTH + 1))
+    recs = records(*[f"tests/test_{i}.py" for i in range(5)],
+                   *[f"src/m{i}.py" for i in range(n - 5)])
+    reads.clear()
+    found = places(analyse("routes"), Lists(dense=entries, keyword=entries), read,
+                   Weights(), 10)
+    assert len(reads) == 2 and set(found) == set(range(1, REACH + 1))
+    reads.clear()
+    found = places(analyse("routes"), Lists(dense=entries, keyword=entries), read,
+                   Weights(), DEPTH + 1)
+    assert len(reads) == 1 and set(found) == set(range(1, n + 1))  # the tail may show
