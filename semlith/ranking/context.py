@@ -61,6 +61,13 @@ class Lists:
                      dict(list(self.symbol.items())[:depth]), cut(self.image),
                      self.whole)
 
+    def agreed(self) -> frozenset[int]:
+        """The chunk at the head of two or more of the dense, keyword and symbol lists,
+        if there is one: two rankings agree on it (priors.py and files.py weigh it)."""
+        heads = [entries[0][0] for entries in (self.dense, self.keyword) if entries]
+        heads += list(self.symbol)[:1]
+        return frozenset(cid for cid in heads if heads.count(cid) >= 2)
+
     def ids(self) -> list[int]:
         return list(dict.fromkeys([i for i, _ in self.dense] + [i for i, _ in self.keyword]
                                   + list(self.symbol) + [i for i, _ in self.image]))

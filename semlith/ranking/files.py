@@ -7,6 +7,11 @@ candidates' summed scores over the largest such sum of any file: the module that
 the most evidence gains the most, and only its best chunk moves (the order within a
 file stays). Measured against counting a file's next three chunks above a quantile of
 all candidates (the rule before): docs/performance.md, "Ranking".
+
+A chunk at the head of two lists counts its file's evidence twice (AGREED), up to the
+largest file's: a small file whose one chunk both the dense and the keyword ranking put
+first lost to a long module of many middling chunks (pandoc's `Writers/CommonMark.hs`,
+first in both, to `Writers/Markdown.hs`), as a prior once vetoed such a chunk.
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ from semlith.ranking.context import Context, Scores
 # set's repository trees (0.851 -> 0.847); to stores of at most 300 chunks, 0.002
 # (docs/performance.md, "Ranking").
 FLOOR_QUANTILE = 0.75
+# Trees / packages / roots NDCG@10 0.8842 / 0.8790 / 0.8905 at 1 (none); 2: 0.8855 /
+# 0.8803 / 0.8921; the largest file's share outright: 0.8863 / 0.8816 / 0.8941, but the
+# trees' confirm half lost (docs/performance.md, "Two rankings agreeing").
+AGREED = 2.0
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -47,6 +56,8 @@ def apply(scores: Scores, ctx: Context) -> Scores:
         return scores
     unit = weight * max(scores.values())
     out = dict(scores)
+    agreed = ctx.lists.agreed()
     for path, cid in best.items():
-        out[cid] += unit * sums[path] / most
+        share = sums[path] / most
+        out[cid] += unit * (min(1.0, AGREED * share) if cid in agreed else share)
     return out

@@ -19,7 +19,6 @@ tree) are legacy for a question that names no version (semlith/ranking/versions.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from semlith.ranking.context import Context, Places, Scores
@@ -71,7 +70,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     if not strength:
         return scores
     wanted = ctx.query.asks
-    agreed = _first_in_two(ctx)
+    agreed = ctx.lists.agreed()
     old = old_copies([r.path for cid in scores if (r := ctx.records.get(cid)) is not None],
                      ctx.query.names_version)
     out: Scores = {}
@@ -86,10 +85,3 @@ def apply(scores: Scores, ctx: Context) -> Scores:
         out[cid] = score * factor ** strength
     return out
 
-
-def _first_in_two(ctx: Context) -> frozenset[int]:
-    """The chunk at the head of two or more lists, if there is one."""
-    heads = [entries[0][0] for entries in (ctx.lists.dense, ctx.lists.keyword) if entries]
-    heads += list(ctx.lists.symbol)[:1]
-    counts = Counter(heads)
-    return frozenset(cid for cid, n in counts.items() if n >= 2)

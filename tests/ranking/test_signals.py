@@ -122,6 +122,22 @@ def test_many_weak_chunks_of_one_file_do_not_outweigh_one_strong_answer() -> Non
                                               files=0.2)))[0] == 1
 
 
+def test_a_chunk_both_rankings_put_first_counts_its_file_twice() -> None:
+    """A small file whose one chunk heads the dense and the keyword list lost to a long
+    module of many middling chunks (pandoc: `Writers/CommonMark.hs`, first in both, to
+    `Writers/Markdown.hs`)."""
+    recs = records("CommonMark.hs", *["Markdown.hs"] * 5)
+    scores = {1: 0.0328, 2: 0.029, 3: 0.02, 4: 0.02, 5: 0.02, 6: 0.02}
+    apart = Lists(dense=[(2, 0.7), (1, 0.6)], keyword=[(1, 9.0), (2, 8.0)])
+    assert best_first(files.apply(scores, ctx("x", recs, apart, files=0.2)))[0] == 2
+    agreed = Lists(dense=[(1, 0.7), (2, 0.6)], keyword=[(1, 9.0), (2, 8.0)])
+    assert agreed.agreed() == {1}
+    assert best_first(files.apply(scores, ctx("x", recs, agreed, files=0.2)))[0] == 1
+    # Never more than the largest file's share: its lead over that file stays its own.
+    lifted = files.apply(scores, ctx("x", recs, agreed, files=0.2))
+    assert lifted[1] - scores[1] <= lifted[2] - scores[2] + 1e-12
+
+
 # -- words of the query in the path ------------------------------------------------------
 
 def test_a_folder_named_by_the_query_lifts_its_file() -> None:
