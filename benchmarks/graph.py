@@ -16,6 +16,7 @@ impact (depth 3) and path over the definitions of the largest corpus store.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -36,6 +37,7 @@ from reference import load  # noqa: E402
 from scenarios_chunk import _filler_library  # noqa: E402
 from score import Score, _claim, report, score  # noqa: E402
 
+from semlith.errors import UnknownSymbol  # noqa: E402
 from semlith.graph import answers  # noqa: E402
 from semlith.graph.resolve import Resolver  # noqa: E402
 from semlith.settings import Settings  # noqa: E402
@@ -127,7 +129,9 @@ def claims_of(store: Store) -> list[dict[str, Any]]:
 def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
     """p50/p95 (ms) of neighbors, impact depth 3 and path over definitions that are
     called: cold (a resolver built for each question, a store just opened) and warm
-    (one resolver across the distinct questions, as the daemon holds it)."""
+    (one resolver across the distinct questions, as the daemon holds it); and of
+    `neighbors` of the same names misspelled (`unknown`: "no definition of X; nearest:
+    ...")."""
     resolver = Resolver(store.catalog)
     names: list[str] = []
     pairs: list[tuple[str, str]] = []
@@ -150,7 +154,10 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
                 for n in names]),
             ("path", [lambda a=a, b=b: answers.path(  # type: ignore[misc]
                 opened, a, b, filters=Filters(), all_edges=False, budget=4000)
-                for a, b in pairs])):
+                for a, b in pairs]),
+            ("unknown", [lambda n=n: _refused(lambda: answers.neighbors(
+                opened, n, kinds=(), filters=Filters(), all_edges=False, budget=4000))
+                for n in map(_misspelled, names)])):
         cold, warm = [], []
         for fn in calls:  # a store just opened: no resolver cached
             answers._RESOLVERS.clear()
@@ -164,6 +171,18 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
         out[op] = percentiles(warm) if warm else {}
         out[f"{op}_cold"] = percentiles(cold) if cold else {}
     return out
+
+
+def _misspelled(name: str) -> str:
+    """`name` with the two letters after its middle swapped (`Session.sned`)."""
+    i = len(name) // 2
+    return name[:i] + name[i + 1:i + 2] + name[i] + name[i + 2:] if len(name) > 3 else name + "x"
+
+
+def _refused(fn: Any) -> None:
+    """Run `fn`; a name it does not know is its answer (timed like the others)."""
+    with contextlib.suppress(UnknownSymbol):
+        fn()
 
 
 def _timed_call(fn: Any, op: str) -> list[float]:

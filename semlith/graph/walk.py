@@ -26,10 +26,10 @@ from semlith.store.edges import (
     GraphDef,
     calls_from,
     calls_named,
-    definition_names,
     definitions_selected,
     imports_named,
     inherits_named,
+    names_near,
 )
 from semlith.store.query import Selection
 
@@ -98,8 +98,9 @@ def _owner_matches(resolver: Resolver, d: GraphDef, owner: str) -> bool:
 
 def no_definition(resolver: Resolver, name: str, sel: Selection) -> str:
     where = f" with {sel.filters.describe()}" if sel.filters else ""
-    names = definition_names(resolver.catalog)
-    simple = re.split(r"::|\.|#|->", name.strip())[-1]
+    parts = [p for p in re.split(r"::|\.|#|->", name.strip()) if p] or [name.strip()]
+    simple = parts[-1]
+    names = names_near(resolver.catalog, parts)
     same = sorted({q for n, q in names if n == simple})[:5]
     close = same or difflib.get_close_matches(name, sorted({q for _, q in names}), n=5)
     hint = f"; nearest: {', '.join(close)}" if close else ""
