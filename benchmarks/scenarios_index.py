@@ -106,6 +106,10 @@ class _Filler:
         vecs = rng.standard_normal((len(texts), DIM)).astype(np.float32)
         return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
+
 
 def _small_files(root: Path, n: int) -> None:
     for i in range(n):

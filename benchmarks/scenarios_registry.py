@@ -1,7 +1,7 @@
 """A SEMLITH_HOME with many registered stores (issue #25: benchmarks register hundreds):
-`Library.read` and `semlith read` (in process) p50/p95 of one file in one real store,
-with N registered stores beside it, half of them tiny stores and half folders that are
-gone. No model: the read path never embeds."""
+`Library.read` and `semlith read` (in process) p50/p95 of one file in one real store, and
+`Library.brief` of one question near it, with N registered stores beside it, half of them
+tiny stores and half folders that are gone. No model: a filler embedder for the brief."""
 
 from __future__ import annotations
 
@@ -66,13 +66,16 @@ def _inside(folder: Path) -> Iterator[None]:
 
 
 def _measure(home: Path, root: Path, runs: int) -> dict[str, dict[str, float]]:
-    """p50/p95 of a read by `store:path`, by path near the tree, and `semlith read`."""
+    """p50/p95 of a read by `store:path`, by path near the tree, `semlith read`, and a
+    brief near the tree (its search and its graph: one read of the registry)."""
     settings = Settings.load(env={**os.environ, "SEMLITH_HOME": str(home)})
     lib = LocalLibrary(settings, embedder_factory=_Filler())
     near = Scope(near=(str(root),))
     assert lib.read(TARGET, scope=near).lines
     out = {"read_by_name": timed(lambda: lib.read(f"app:{TARGET}"), runs, warmup=2),
-           "read_near": timed(lambda: lib.read(TARGET, scope=near), runs, warmup=2)}
+           "read_near": timed(lambda: lib.read(TARGET, scope=near), runs, warmup=2),
+           "brief_near": timed(lambda: lib.brief("how are files read", scope=near), runs,
+                               warmup=2)}
     lib.close()
     runner = CliRunner()
 
@@ -88,7 +91,8 @@ def _measure(home: Path, root: Path, runs: int) -> dict[str, dict[str, float]]:
 
 @scenario("registry", sizes=[1, 1_500], fast_sizes=[1, 300])
 def registry(ctx: Context, sizes: list[int]) -> Result:
-    """read with N registered stores (half tiny, half gone): Library.read, `semlith read`."""
+    """read and brief with N registered stores (half tiny, half gone): Library.read,
+    `semlith read`, Library.brief."""
     out: Result = {}
     for registered in sizes:
         timings = _measure(*_home(ctx.workdir, registered), runs=5 if ctx.fast else 21)

@@ -111,13 +111,17 @@ class LocalLibrary(Installation):
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
         vector = None if image is None else self._image_vector(image)
         with self._reading(scope) as (opened, note):
-            if opened.failed and not opened:
-                raise SemlithError("no store could be searched: " + "; ".join(
-                    f"{label}: {why}" for label, why in opened.failed))
-            self.source.ready()
-            searcher = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
-                                images=self.engine.image_model)
-            hits = searcher.search(query, k, filters, image=vector)
+            return self._search(opened, note, query, k, filters, vector)
+
+    def _search(self, opened: Opened, note: str, query: str, k: int, filters: Filters,
+                vector: np.ndarray | None) -> Answer:
+        if opened.failed and not opened:
+            raise SemlithError("no store could be searched: " + "; ".join(
+                f"{label}: {why}" for label, why in opened.failed))
+        self.source.ready()
+        searcher = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
+                            images=self.engine.image_model)
+        hits = searcher.search(query, k, filters, image=vector)
         failed = [*opened.failed, *searcher.failed]
         return Answer(tuple(hits), tuple(name for name, _ in opened), note,
                       tuple(f"{label}: {why}" for label, why in failed))
@@ -184,8 +188,10 @@ class LocalLibrary(Installation):
                               budget=budget)
 
     def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
-        answer = self.search(question, k=5, scope=scope)
-        with self._reading(scope) as (opened, _):
+        if not question.strip():
+            raise ValueError("the query is empty")
+        with self._reading(scope) as (opened, note):  # the registry read once, not twice
+            answer = self._search(opened, note, question, 5, Filters(), None)
             return graph_brief(opened, question, answer, budget=budget)
 
     def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,

@@ -209,6 +209,21 @@ def test_brief_gives_locators_calls_and_text_within_its_budget(
     assert "called by main at notify/app.py:6" in shown.output
 
 
+def test_brief_reads_the_registry_once(project: tuple[Path, LocalLibrary],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its search and its graph share one read of the stores (two cost ~40 ms each at
+    1,500 registered stores)."""
+    root, library = project
+    reads = []
+    resolve = library._resolve
+    monkeypatch.setattr(library, "_resolve",
+                        lambda *a, **k: reads.append(a) or resolve(*a, **k))
+    assert library.brief("notify channel send", scope=scope(root)).symbol == "notify"
+    assert len(reads) == 1
+    with pytest.raises(ValueError, match="empty"):
+        library.brief("  ", scope=scope(root))
+
+
 def test_symbol_shows_the_callers_and_callees_of_its_best_definition(
         project: tuple[Path, LocalLibrary]) -> None:
     root, library = project
