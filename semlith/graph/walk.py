@@ -29,8 +29,8 @@ from semlith.store.edges import (
     definitions_selected,
     imports_named,
     inherits_named,
-    names_near,
 )
+from semlith.store.names import names_near
 from semlith.store.query import Selection
 
 KINDS = ("calls", "imports", "inherits", "contains")

@@ -354,6 +354,11 @@ _FILE_COLUMNS = ("id, path, hash, size, mtime_ns, indexed_at, ext, lang, chunkin
                  " rules")
 
 
+def like_escape(text: str) -> str:
+    """`text` matching itself in a LIKE pattern with ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def glob_escape(text: str) -> str:
     """Make `text` match itself literally inside a SQLite GLOB pattern."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)

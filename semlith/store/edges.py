@@ -25,7 +25,7 @@ from semlith.ingest.graph.records import (
     LocalKind,
     QualifierKind,
 )
-from semlith.store.catalog import Catalog
+from semlith.store.catalog import Catalog, like_escape
 
 # Kinds by their stored text: a dict lookup, where calling the enum per row was a
 # quarter of loading a file's edges (cProfile, a cold `impact` on a 112k-chunk store).
@@ -349,35 +349,6 @@ def definitions_of(catalog: Catalog, file_ids: Sequence[int]) -> dict[int, list[
     return out
 
 
-NEAR_PREFIX = 3  # letters a suggested name shares with the one asked for
-NEAR_LIMIT = 2000  # names read per prefix, at most
-
-
-def names_near(catalog: Catalog, parts: Sequence[str]) -> list[tuple[str, str]]:
-    """(name, qualname) of the definitions that may be what `parts` (a name split at
-    its separators: `Type`, `method`) misspells: those named as its last part (any
-    case), those whose name starts as it does, those of its owner (`Type.*`), and those
-    whose qualname starts as the whole does (NEAR_PREFIX letters, any case). The
-    candidates for "nearest: ..." when a name is not defined, read through the name
-    indexes, NEAR_LIMIT rows each at most: every name of a store was read and compared
-    (1.2 s at 112k chunks)."""
-    simple, qualified = parts[-1], ".".join(parts)
-
-    def prefixed(column: str, head: str) -> list[tuple[str, str]]:
-        if len(head) < NEAR_PREFIX:
-            return []  # too short to narrow anything
-        return [(str(r[0]), str(r[1])) for r in catalog.db.execute(
-            f"SELECT DISTINCT name, qualname FROM symbols WHERE {column} LIKE ? ESCAPE '\\'"
-            " LIMIT ?", (_literal(head) + "%", NEAR_LIMIT))]
-    same = [(str(r[0]), str(r[1])) for r in catalog.db.execute(
-        "SELECT DISTINCT name, qualname FROM symbols WHERE name = ? COLLATE NOCASE"
-        " LIMIT ?", (simple, NEAR_LIMIT))]
-    owner = ".".join(parts[:-1]) + "." if len(parts) > 1 else ""
-    return list(dict.fromkeys(same + prefixed("name", simple[:NEAR_PREFIX])
-                              + prefixed("qualname", owner)
-                              + prefixed("qualname", qualified[:NEAR_PREFIX])))
-
-
 def definitions_selected(catalog: Catalog, name: str, where: str, params: Sequence[str]
                          ) -> list[GraphDef]:
     """Definitions named `name` (any case) in the files a `Selection` (`where` over
@@ -393,12 +364,7 @@ def inherits_named(catalog: Catalog, name: str) -> list[tuple[int, Inherit]]:
             for r in catalog.db.execute(
                 "SELECT file_id, line, child, parent, kind FROM edge_inherits"
                 " WHERE parent = ? OR parent LIKE ? ESCAPE '\\'",
-                (name, "%." + _literal(name)))]
-
-
-def _literal(text: str) -> str:
-    """`text` matching itself in a LIKE pattern with ESCAPE '\\'."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                (name, "%." + like_escape(name)))]
 
 
 def imports_named(catalog: Catalog, name: str) -> list[tuple[int, Import]]:

@@ -124,7 +124,7 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
     NEAR_LIMIT for each way of being near."""
     from semlith.graph.resolve import Resolver
     from semlith.graph.walk import no_definition
-    from semlith.store import edges
+    from semlith.store import names as edges
     from semlith.store.query import Selection
 
     members = "".join(f"    def method_{i:03d}(self):\n        pass\n\n" for i in range(40))
