@@ -13,7 +13,7 @@ import contextlib
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, wait
 from typing import Any, Protocol
 
 import numpy as np
@@ -93,6 +93,20 @@ class Searcher:
         analysed = analyse(query)
         keyword = [self._start(store.corpus.keyword, analysed, want, sel) if text else None
                    for _, store, _ in chosen]
+        try:
+            hits = self._stores(query, k, sel, want, analysed, chosen, keyword, text)
+        finally:
+            _settle(keyword)
+        if self.failed and len(self.failed) == len(self.stores):
+            raise self._errors[0]
+        hits.sort(key=lambda h: -h.score)
+        return hits[:k]
+
+    def _stores(self, query: str, k: int, sel: Selection, want: int, analysed: Query,
+                chosen: list[tuple[str, Store, int | None]],
+                keyword: list[Future[Any] | None], text: bool) -> list[Hit]:
+        """Each chosen store's hits, its keyword list taken from `keyword` (a text
+        query's; an image query has none)."""
         vectors: dict[str, np.ndarray] = {}
         hits: list[Hit] = []
         for (label, store, selected), pending in zip(chosen, keyword, strict=True):
@@ -111,10 +125,7 @@ class Searcher:
                 if text and not _evidence(lists, relevance_floor(store.model)):
                     continue  # nothing in this store is about the query
                 hits.extend(self._hits(label, store, analysed, lists, k))
-        if self.failed and len(self.failed) == len(self.stores):
-            raise self._errors[0]
-        hits.sort(key=lambda h: -h.score)
-        return hits[:k]
+        return hits
 
     @contextlib.contextmanager
     def _isolated(self, label: str) -> Iterator[None]:
@@ -176,6 +187,16 @@ class Searcher:
             hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
                             rec.text, symbol, kind, relevance))
         return hits
+
+
+def _settle(pending: Sequence[Future[Any] | None]) -> None:
+    """Wait for every keyword list still running on a worker. A search that failed (the
+    model could not embed, a store raised) left them reading a store that its caller
+    then closed: SQLite then crashed the process (`semlith` in one process, without a
+    daemon, exited 139 in about one run of six)."""
+    running = [f for f in pending if f is not None and not f.cancel()]
+    if running:
+        wait(running)
 
 
 def _evidence(lists: Lists, floor: float | None) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from semlith.embed.pool import EmbedderPool
@@ -219,3 +220,39 @@ def test_a_chunk_removed_between_ranking_and_reading_is_left_out(
     hits = searcher.search("walrus", k=3)
     assert [h.path for h in hits] == [h.path for h in first[1:]]
     assert all(h.text for h in hits)
+
+
+def test_a_failed_search_waits_for_its_keyword_lists(
+        make_store: Callable[..., Store], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search whose embedding failed left its keyword list running on a worker,
+    reading a store its caller then closed: SQLite crashed the process (exit 139 in
+    about one run of six of `brief` in one process)."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from semlith.store.corpus import LocalCorpus
+
+    class Broken(HashEmbedder):
+        def embed_query(self, text: str) -> np.ndarray:
+            raise RuntimeError("the model is gone")
+
+    model = Broken("test-model")
+    store = make_store(dim=model.dim)
+    add_file(store, "big.md", model.embed_documents(WALRUS), WALRUS)
+    finished = threading.Event()
+    read = LocalCorpus.keyword
+
+    def slow(self: LocalCorpus, *args: object) -> object:
+        time.sleep(0.3)  # still running when the embedding fails
+        try:
+            return read(self, *args)  # type: ignore[arg-type]
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(LocalCorpus, "keyword", slow)
+    with ThreadPoolExecutor(1) as pool:
+        searcher = Searcher([("t", store)], EmbedderPool(lambda n: model), executor=pool)
+        with pytest.raises(RuntimeError, match="the model is gone"):
+            searcher.search("walrus")
+        assert finished.is_set()  # the worker is done before the store may close
