@@ -68,7 +68,7 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
     selection allows, and how many others there are; UnknownSymbol with the nearest
     real names when none has that name (a qualifier that matches nothing is refused,
     never swapped for another owner's method)."""
-    parts = [p for p in re.split(r"::|\.|#|->", name.strip()) if p]
+    parts = _parts(name)
     if not parts:
         raise ValueError("the symbol name is empty")
     simple, wanted = parts[-1], ".".join(parts)
@@ -86,6 +86,12 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
     return rows[0], len(rows) - 1
 
 
+def _parts(name: str) -> list[str]:
+    """A name split at its separators (`Type.method`, `Type::method`, `Type#method`,
+    `Type->method`)."""
+    return [p for p in re.split(r"::|\.|#|->", name.strip()) if p]
+
+
 def _owner_matches(resolver: Resolver, d: GraphDef, owner: str) -> bool:
     """`d` belongs to type `owner`: by its qualname (`Cart.total`), or a Go method
     (qualname `Send`) through its receiver. Only the second reads the file: reading
@@ -98,7 +104,7 @@ def _owner_matches(resolver: Resolver, d: GraphDef, owner: str) -> bool:
 
 def no_definition(resolver: Resolver, name: str, sel: Selection) -> str:
     where = f" with {sel.filters.describe()}" if sel.filters else ""
-    parts = [p for p in re.split(r"::|\.|#|->", name.strip()) if p] or [name.strip()]
+    parts = _parts(name) or [name.strip()]
     simple = parts[-1]
     names = names_near(resolver.catalog, parts)
     same = sorted({q for n, q in names if n == simple})[:5]

@@ -28,7 +28,7 @@ import functools
 import math
 
 from semlith.ranking.context import Context, Scores
-from semlith.roles import Role, file_role
+from semlith.roles import file_role
 from semlith.text import doer, path_words
 
 # A question word and a file-name word of at least this many letters meet when one
@@ -77,7 +77,6 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     heads = {w: _heads(w) for w in words}
     named_files = {rec.path for cid in scores if (rec := ctx.records.get(cid)) is not None}
     files = {path: _meets(words, heads, path) for path in named_files}
-    wanted = ctx.query.asks | {Role.SOURCE}
     n = len(files)
     if not n:
         return scores
@@ -85,7 +84,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     # log(1 + n/df) / log(1 + n): 1 for a word one file holds, near 0 for one all hold.
     weight = {w: math.log(1 + n / df) / math.log(1 + n) for w, df in held.items() if df}
     gain = {path: sum(weight.get(w, 0.0) for w in matched) / len(words)
-            if file_role(path) in wanted else 0.0 for path, matched in files.items()}
+            if ctx.query.wants(file_role(path)) else 0.0 for path, matched in files.items()}
     unit = ctx.weights.path * max(scores.values())
     return {cid: score + unit * gain[rec.path] if (rec := ctx.records.get(cid)) else score
             for cid, score in scores.items()}

@@ -58,10 +58,7 @@ def wanted(query: Query, records: Places, strength: float) -> Callable[[int], bo
 
     def want(cid: int) -> bool:
         record = records.get(cid)
-        if record is None:
-            return True
-        role = file_role(record.path)
-        return role in query.asks or FACTORS[role] == 1.0
+        return record is None or query.wants(file_role(record.path))
     return want
 
 
@@ -69,7 +66,6 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     strength = ctx.weights.priors
     if not strength:
         return scores
-    wanted = ctx.query.asks
     agreed = ctx.lists.agreed()
     old = old_copies([r.path for cid in scores if (r := ctx.records.get(cid)) is not None],
                      ctx.query.names_version)
@@ -77,7 +73,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     for cid, score in scores.items():
         record = ctx.records.get(cid)
         role = file_role(record.path) if record is not None else Role.SOURCE
-        factor = 1.0 if role in wanted else FACTORS[role]
+        factor = 1.0 if ctx.query.wants(role) else FACTORS[role]
         if cid in agreed:  # evidence from two rankings halves the prior's effect
             factor = factor ** 0.5
         if record is not None and record.path in old:  # a copy's twin agrees with it

@@ -83,6 +83,11 @@ class Query:
     # (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stems, doers.
     file_words: frozenset[str] = frozenset()
 
+    def wants(self, role: Role) -> bool:
+        """Whether the question may want files of `role`: the source, or a role it names
+        (what the priors spare, the file names lift and the head of a list counts)."""
+        return role is Role.SOURCE or role in self.asks
+
 
 def analyse(text: str) -> Query:
     tokens = _WORD.findall(text)
