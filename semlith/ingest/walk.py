@@ -10,7 +10,8 @@ Each entry of a folder is judged in this order; the first rule that applies wins
    directory-only ``build/`` and ``**`` work, and a file inside an excluded folder
    cannot be re-included. `.git/info/exclude` at the root is honoured too (below every
    `.gitignore`, as in git). They apply whether or not the folder is a git repository:
-   whoever keeps build output out of git wants it out of search too.
+   whoever keeps build output out of git wants it out of search too. As in git, a symlinked
+   ignore file is not read, and `core.ignoreCase` in the root's git config folds case.
 4. `.semlithignore` files: the same syntax and nesting, judged on their own, so they can
    exclude more than `.gitignore` but cannot re-include what it excludes.
 5. Generated or vendored folders (`VENDORED_FOLDERS`, ``*.egg-info``, a virtualenv).
@@ -45,7 +46,7 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
 from semlith.ingest.formats import size_cap
-from semlith.ingest.ignore import Layer, git_exclude, ignored_by, with_folder
+from semlith.ingest.ignore import Layer, git_exclude, ignore_case, ignored_by, with_folder
 from semlith.ingest.names import escape_name, is_storable
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
 
@@ -246,6 +247,7 @@ class _Walker:
         self.inside = os.path.join(self.real, "")  # the real root with a trailing separator
         self.excluded = frozenset(os.path.realpath(path) for path in exclude)
         self.max_bytes = max_bytes
+        self.casefold = ignore_case(self.root)  # git's core.ignoreCase
 
     def folder(
         self, parent: _Folder | None, path: str, rel: str, real: str, has: Callable[[str], bool]
@@ -255,8 +257,8 @@ class _Walker:
         key = (info.st_dev, info.st_ino)
         if parent is not None and key in parent.seen:
             raise _Skip(SkipReason.SYMLINK_LOOP, "leads back to a folder above it")
-        layers = with_folder(parent.layers if parent else git_exclude(self.root), path, rel,
-                             has)
+        layers = with_folder(parent.layers if parent else git_exclude(self.root, self.casefold),
+                             path, rel, has, self.casefold)
         seen = parent.seen if parent else frozenset()
         return _Folder(path, rel, real, layers, seen | {key}, has)
 

@@ -84,12 +84,14 @@ _CROSSING = {
 _LAST_SEGMENT = rb"\A(?:[^/]*+/(?=[^/]))*+"
 
 
-def compile_rule(pattern: bytes) -> Rule | None:
+def compile_rule(pattern: bytes, casefold: bool = False) -> Rule | None:
     """The rule of one pattern line, as git 2.39 means it.
 
     Args:
         pattern: the line's bytes with comments, blank lines and trailing spaces already
             dealt with (`ignore.parse_ignore` does that); a leading "!" negates it.
+        casefold: match ASCII letters in either case, as git does under
+            `core.ignoreCase` (its WM_CASEFOLD folds ASCII only, and so does `re` on bytes).
 
     Returns:
         (regex, ignores): `regex.search` matches the path relative to the ignore file's
@@ -104,16 +106,17 @@ def compile_rule(pattern: bytes) -> Rule | None:
     anchored = b"/" in body
     if anchored and body.startswith(b"/"):
         body = body[1:]  # git strips one: "//a" must match a path starting with "/"
-    tokens = _tokens(body, anchored)
+    tokens = _tokens(body, anchored, casefold)
     # Nothing, or a last token that consumes a "/": no path ends like that. (A final "**/"
     # can match nothing: git strips one trailing slash, so "b**//" matches the folder b.)
     if not tokens or tokens[-1] in (_Tok.SLASH, _Tok.SOME_DIRS):
         return None
     end = rb"/\Z" if dir_only else rb"/?\Z"
+    fold = re.IGNORECASE if casefold else re.NOFLAG
     if not anchored:
-        return re.compile(_last_segment(tokens) + end), ignores
+        return re.compile(_last_segment(tokens) + end, fold), ignores
     # A match may not end with "/": that is a folder's marker, not part of its path.
-    return re.compile(rb"\A" + _blocks(tokens) + rb"(?<!/)" + end, re.DOTALL), ignores
+    return re.compile(rb"\A" + _blocks(tokens) + rb"(?<!/)" + end, re.DOTALL | fold), ignores
 
 
 def _last_segment(tokens: list[_Token]) -> bytes:
@@ -129,7 +132,7 @@ def _last_segment(tokens: list[_Token]) -> bytes:
     return _LAST_SEGMENT + _segment(tokens)
 
 
-def _tokens(body: bytes, anchored: bool) -> list[_Token] | None:
+def _tokens(body: bytes, anchored: bool, casefold: bool = False) -> list[_Token] | None:
     """The pattern as tokens; None if git gives up on it (it then never matches)."""
     # git compares the leading literals itself and hands wildmatch the rest, so a star run
     # right after them starts wildmatch's pattern: it counts as following a slash.
@@ -144,7 +147,7 @@ def _tokens(body: bytes, anchored: bool) -> list[_Token] | None:
         elif byte == _BACKSLASH:
             token, i = _literal(body[i + 1]) if i + 1 < len(body) else None, i + 2
         elif byte == _BRACKET:
-            token, i = _bracket(body, i)
+            token, i = _bracket(body, i, casefold)
         else:
             token, i = (rb"[^/]" if byte == _QUESTION else _literal(byte)), i + 1
         if token is None:
@@ -172,13 +175,14 @@ def _stars(body: bytes, start: int, after_slash: bool) -> tuple[_Tok, int]:
     return _Tok.STAR, end
 
 
-def _bracket(body: bytes, start: int) -> tuple[bytes | None, int]:
+def _bracket(body: bytes, start: int, casefold: bool = False) -> tuple[bytes | None, int]:
     """wildmatch.c's bracket expression at `start` ("["): a regex for the bytes it matches
     (None when git gives up on it or it matches nothing but "/") and the index after it."""
     i = start + 1
     negated = body[i : i + 1] in (b"!", b"^")
     i += negated
-    members: set[int] = set()
+    singles: set[int] = set()
+    spans: set[int] = set()  # the bytes of its ranges and [:classes:]
     previous = 0  # git's prev_ch: the last single member, 0 after a range or a [:class:]
     first = True  # a "]" first is a member
     while i < len(body) and (first or body[i] != _CLOSE):
@@ -187,16 +191,30 @@ def _bracket(body: bytes, start: int) -> tuple[bytes | None, int]:
         if member is None:
             return None, i
         found, previous, i = member
-        members |= found
+        (singles if previous else spans).update(found)
     if i == len(body):
         return None, i  # no closing "]"
+    members = singles | spans
+    if casefold:
+        # wildmatch.c under WM_CASEFOLD lowers the path's byte, then compares it with the
+        # members as written, and also tries it upper-cased against ranges and classes:
+        # so `[A]` matches nothing and `[!A]` everything. The set is closed under case,
+        # so the regex's IGNORECASE leaves it as it is.
+        members = {b for b in range(256) if (low := _lower(b)) in members
+                   or (0x61 <= low <= 0x7A and low - 32 in spans)}
     allowed = _NOT_SLASH - members if negated else _NOT_SLASH & members
-    return (_charset(allowed) if allowed else None), i + 1
+    return (_charset(frozenset(allowed)) if allowed else None), i + 1
+
+
+def _lower(byte: int) -> int:
+    """ASCII tolower, as git's."""
+    return byte + 32 if 0x41 <= byte <= 0x5A else byte
 
 
 def _member(body: bytes, i: int, previous: int) -> tuple[frozenset[int], int, int] | None:
-    """The member of a bracket expression at `i`: (its bytes, git's prev_ch after it, the
-    index after it), or None when git gives up."""
+    """The member of a bracket expression at `i`: (its bytes, git's prev_ch after it: the
+    byte itself for a single one, 0 after a range or a class; the index after it), or None
+    when git gives up."""
     byte = body[i]
     if byte == _BACKSLASH:
         if i + 1 == len(body):
