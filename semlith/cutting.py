@@ -51,7 +51,8 @@ def cut(item: Candidate) -> Cut:
     # actually indexed, so the next run sees any later change.
     digest = content_hash(data)
     document = read_document(item.rel, data, opted_in=item.opted_in)
-    check_generated(item.rel, data)  # after the secret rules: a secret is reported so
+    # After the secret rules: a secret is reported as one, even in a generated file.
+    check_generated(item.rel, data, opted_in=item.opted_in)
     language = language_of(item.rel)
     return Cut(digest, chunk_file(document.text, language), document.redacted,
                file_edges(document.text, language))

@@ -84,10 +84,11 @@ def decide(state: FileState) -> Action:
 
 
 def _skipped_again(state: FileState, skip: SkipRecord) -> bool:
-    """Binary, unreadable or secret last time, and untouched. A document skipped as binary
-    was skipped by a semlith without its reader, a secret before a `.semlithinclude`
-    named it, and an image is judged again unless it could not be read: each is read now."""
+    """Binary, unreadable, secret or generated last time, and untouched. A document skipped
+    as binary was skipped by a semlith without its reader, a secret or generated file
+    before a `.semlithignore` negation named it, and an image is judged again unless it
+    could not be read: each is read now."""
     return (skip.size, skip.mtime_ns) == state.stat and \
         not (skip.reason == "binary" and is_document(state.rel)) and \
         not (is_image(state.rel) and skip.reason != "unreadable") and \
-        not (skip.reason == SkipReason.SECRET and state.opted_in)
+        not (skip.reason in (SkipReason.SECRET, SkipReason.GENERATED) and state.opted_in)

@@ -242,7 +242,8 @@ def test_a_skipped_generated_file_is_read_again_only_once_it_changes(
     assert library.index([str(root)]).skipped == 1
     judged: list[str] = []
     monkeypatch.setattr("semlith.cutting.check_generated",
-                        lambda rel, data: (judged.append(rel), check_generated(rel, data))[1])
+                        lambda rel, data, **kw: (judged.append(rel),
+                                                 check_generated(rel, data, **kw))[1])
     again = library.index([str(root)])
     assert (again.unchanged, again.skipped, judged) == (9, 1, [])  # not even read
     bundle.write_text("function vendorMerge(a, b) {\n  return Object.assign(a, b);\n}\n")
