@@ -77,7 +77,7 @@ _GENERATED_DIRS = frozenset({"generated", "gen", "__generated__", "autogen", "di
 _GENERATED_FILE = re.compile(
     r"(\.min\.(js|css)|\.bundle\.js|_pb2(_grpc)?\.pyi?|\.pb\.(go|cc|h)|\.pb\.gw\.go|"
     r"_generated\.\w+|\.generated\.\w+|\.g\.(dart|cs)|\.designer\.cs|\.lock|-lock\.json|"
-    r"\.map)$", re.I)
+    r"\.map|^package\.resolved)$", re.I)
 _LEGACY_DIRS = frozenset({"compat", "legacy", "deprecated", "old", "obsolete", "_compat",
                           "backport", "backports", "polyfills"})
 _LEGACY_FILE = re.compile(r"^(_?compat|legacy|deprecated|backports?)(_.*)?$", re.I)
@@ -91,9 +91,15 @@ _CONFIG_NAMES = frozenset({
     "noxfile.py", ".eslintrc", ".eslintrc.js", ".eslintrc.json", ".prettierrc", "mkdocs.yml",
     "dockerfile", "docker-compose.yml", "meson.build", "configure.ac", "bower.json",
     "manifest.in", "requirements.txt", "pipfile", "justfile", "stack.yaml", "cabal.project",
-    "package.yaml", "dune-project", "mix.exs", "deno.json", "renovate.json"})
+    "package.yaml", "dune-project", "mix.exs", "deno.json", "renovate.json",
+    "package.swift", "podfile", "cartfile", "build.zig", "build.zig.zon",
+    "settings.gradle.kts", "gradle.properties", "plugins.sbt", "directory.build.props",
+    "directory.build.targets", "global.json", "nuget.config"})
+# Build settings that IDEs write (Xcode's project and schemes, MSBuild projects) too.
 _CONFIG_SUFFIXES = (".gemspec", ".cabal", ".csproj", ".sln", ".podspec", ".nuspec",
-                    ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".editorconfig")
+                    ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".editorconfig",
+                    ".pbxproj", ".xcconfig", ".xcscheme", ".xcworkspacedata", ".fsproj",
+                    ".vbproj", ".vcxproj", ".rockspec")
 _CONFIG_DIRS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", "ci", ".ci"})
 _SNAPSHOT = re.compile(r"(\.snap|\.stderr|\.stdout|\.golden|\.expected|\.out|\.approved\.\w+)$",
                        re.I)

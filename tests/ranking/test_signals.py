@@ -93,6 +93,18 @@ def test_changelogs_by_name_with_or_without_a_suffix(path: str, role: Role) -> N
     assert file_role(path) is role
 
 
+@pytest.mark.parametrize(("path", "role"), [
+    ("Alamofire.xcodeproj/project.pbxproj", Role.CONFIG), ("Config/Base.xcconfig", Role.CONFIG),
+    ("Package.swift", Role.CONFIG), ("Package.resolved", Role.GENERATED),
+    ("build.zig", Role.CONFIG), ("build.zig.zon", Role.CONFIG), ("src/main.zig", Role.SOURCE),
+    ("settings.gradle.kts", Role.CONFIG), ("src/App/App.csproj", Role.CONFIG),
+    ("Directory.Build.props", Role.CONFIG), ("lume-2.3.0-0.rockspec", Role.CONFIG),
+    ("Sources/Package/Resolver.swift", Role.SOURCE)])
+def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) -> None:
+    # Swift, Zig, Kotlin, C# and Lua projects, and the files Xcode writes.
+    assert file_role(path) is role
+
+
 # -- file-level evidence -------------------------------------------------------------------
 
 def test_several_good_chunks_of_one_file_outweigh_one_slightly_better_chunk() -> None:
