@@ -11,6 +11,7 @@ Changelog, GitHub community files), never names from one project.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from enum import StrEnum
 from pathlib import PurePosixPath
@@ -52,6 +53,7 @@ _TEST_NAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset({".bats"}), re.compile(r".*")),
     (frozenset({".sh", ".bash"}), re.compile(r"^.+[._-]test$")),
 )
+_SOURCE_SET_TEST = re.compile(r"^[a-z][A-Za-z0-9]*Test$")  # camelCase: `jvmTest`, not `latest`
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "guide", "guides", "manual",
                        "man", "site", "website", "wiki"})
 _PROSE = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc",
@@ -126,7 +128,7 @@ def file_role(path: str) -> Role:
         return Role.CHANGELOG
     if (prose or suffix == "") and _COMMUNITY.match(stem):
         return Role.COMMUNITY
-    if folders & _TEST_DIRS or _test_name(original):
+    if folders & _TEST_DIRS or _test_name(original) or _test_source_set(original):
         return Role.TEST
     if folders & _EXAMPLE_DIRS:
         return Role.EXAMPLE
@@ -149,6 +151,15 @@ def _test_name(path: PurePosixPath) -> bool:
     suffix = path.suffix.lower()
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
     return any(suffix in suffixes and pattern.match(stem) for suffixes, pattern in _TEST_NAMES)
+
+
+def _test_source_set(path: PurePosixPath) -> bool:
+    """A Gradle source set of tests: `src/test/`, and in Kotlin Multiplatform and Android
+    projects `src/commonTest/`, `src/jvmTest/`, `src/androidTest/`, `src/testFixtures/`."""
+    parts = path.parts[:-1]
+    return any(parent == "src" and (_SOURCE_SET_TEST.match(child) is not None
+                                    or child == "testFixtures")
+               for parent, child in itertools.pairwise(parts))
 
 
 def is_test(path: str) -> bool:

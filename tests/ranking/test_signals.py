@@ -105,6 +105,19 @@ def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) ->
     assert file_role(path) is role
 
 
+@pytest.mark.parametrize(("path", "role"), [
+    ("okio/src/jvmTest/kotlin/okio/TestUtil.kt", Role.TEST),
+    ("okio/src/commonTest/kotlin/okio/MockSink.kt", Role.TEST),
+    ("app/src/androidTest/java/com/example/Screens.kt", Role.TEST),
+    ("lib/src/testFixtures/kotlin/Fixtures.kt", Role.TEST),
+    ("okio/src/jvmMain/kotlin/okio/Buffer.kt", Role.SOURCE),
+    ("src/latest/Release.kt", Role.SOURCE), ("src/contest/Entry.kt", Role.SOURCE),
+    ("jvmTest/Helpers.kt", Role.SOURCE)])  # a source set is a folder of `src/`
+def test_gradle_test_source_sets_are_tests(path: str, role: Role) -> None:
+    # Kotlin Multiplatform and Android keep test helpers, not named *Test, in them.
+    assert file_role(path) is role
+
+
 # -- file-level evidence -------------------------------------------------------------------
 
 def test_several_good_chunks_of_one_file_outweigh_one_slightly_better_chunk() -> None:
