@@ -194,18 +194,13 @@ class _Planner:
         text = "\n".join(self.lines[start - 1 : end])
         if not text.strip():
             return
-        spans = [(it.end - it.start + 1, d) for it in group if (d := it.definition) is not None]
-        defs = [d for _, d in spans]
+        defs = [it.definition for it in group if it.definition is not None]
         if not defs and self.size(start, end) <= self.budget // 5 and self._extend(start, end):
             return
         # The innermost definition the chunk holds or belongs to: its only definition (with
-        # the blank lines and comments around it), or the one that is most of it (a
-        # one-line function packed before a long one), unless the chunk opens the one
-        # being split (`class Router:` and its first method); else that one, else the first.
+        # the blank lines and comments around it) unless the chunk opens the one being
+        # split (`class Router:` and its first method), else that one, else the first.
         opens = owner is not None and start <= owner.def_line <= end
-        lines, most = max(spans, key=lambda span: span[0], default=(0, None))
-        if len(defs) > 1 and most is not None and 2 * lines > end - start + 1:
-            defs = [most]
         label = defs[0] if len(defs) == 1 and not opens else \
             owner or (defs[0] if defs else None)
         self.chunks.append(Chunk(start, end, text, label.kind if label else "code",
