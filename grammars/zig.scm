@@ -16,3 +16,7 @@
 ((Decl (VarDecl "const" variable_type_function: (IDENTIFIER) @name . (ErrorUnionExpr) @_value .))
   @definition.constant
   (#not-match? @_value "^(@import|@cImport)|^[A-Za-z_][A-Za-z0-9_.]*$|^(packed |extern )?(struct|enum|union|opaque|error)\\b"))
+; A test named by a string (`test "amount applies VAT" { ... }`), named by that string:
+; Zig keeps its tests beside the code they test. One named by a declaration (`test
+; decodeHex { ... }`) is left out: it would share that declaration's name.
+(TestDecl (STRINGLITERALSINGLE) @name) @definition.function

@@ -227,6 +227,11 @@ def _text(node: Any, data: bytes) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+def _unquoted(name: str) -> str:
+    """A name captured as a string literal (a Zig test's) without its quotes."""
+    return name[1:-1] if len(name) >= 2 and name[0] == name[-1] == '"' else name
+
+
 def _definition(node: Any, kind: str, name: Any, lines: list[str], data: bytes) -> Definition:
     outer = node
     while outer.parent is not None and outer.parent.type in _WRAPPERS:
@@ -244,7 +249,7 @@ def _definition(node: Any, kind: str, name: Any, lines: list[str], data: bytes) 
     def_line = first.start_point.row + 1
     end = _last_row(node, node.start_point.column) + 1
     head = max(first.start_byte - first.start_point.column, outer.start_byte)
-    return Definition(kind, _text(name, data), start + 1, def_line, max(end, def_line),
+    return Definition(kind, _unquoted(_text(name, data)), start + 1, def_line, max(end, def_line),
                       _signature(node, name, head, lines, data), _cuts(node),
                       (node.start_byte, node.end_byte))
 

@@ -266,3 +266,15 @@ def test_a_member_assigned_to_an_object_is_named_as_the_chunker_names_it() -> No
     assert [(c.parent, c.child, c.line) for c in edges.contains] == [
         (MODULE, "proto.handle", 7)]
     assert [(c.name, c.caller) for c in edges.calls] == [("next", "proto.handle")]
+
+
+def test_calls_in_a_zig_test_are_the_tests() -> None:
+    # Zig keeps its tests beside the code: a test named by a string is a definition, so
+    # `impact` lists it among the callers instead of the file's top level.
+    source = ('fn total(a: u32) u32 { return a; }\n\ntest "total adds VAT" {\n'
+              '    try std.testing.expectEqual(@as(u32, 2), total(2));\n}\n\n'
+              'test total {\n    _ = total(1);\n}\n')
+    edges = extract_edges(source, resolve_language("zig"))
+    callers = {(c.name, c.line): c.caller for c in edges.calls}
+    assert callers[("total", 4)] == "total adds VAT"
+    assert callers[("total", 8)] == "<module>"  # named by a declaration: not one of its own

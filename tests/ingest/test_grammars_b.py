@@ -201,6 +201,7 @@ CASES = [
         ("Invoice.amount", "method", 57, 79),
         ("vatRate", "function", 82, 85),
         ("formatPrice", "function", 87, 90),
+        ("amount applies VAT", "function", 92, 97),  # a test, named by its string
     ]),
 ]
 LANGUAGES = ("ruby", "php", "kotlin", "scala", "swift", "lua", "bash", "elixir", "haskell",
