@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from semlith.ingest.ignore import ignore_case, parse_ignore
 from semlith.ingest.walk import SkipReason, is_ignored, walk_files
-from tests.ingest.test_ignore import (
-    _GIT_ENV,
+from tests.ingest.ignore_util import (
     GIT,
+    GIT_ENV,
     build_case,
     cases,
     decision,
@@ -49,7 +49,7 @@ def walked(root: Path) -> dict[str, str | None]:
 
 def git_check(repo: Path, paths: list[str], *config: str) -> set[str]:
     """Which of `paths` git ignores in `repo`, with `config` (`-c` settings) given."""
-    env = {**os.environ, **_GIT_ENV, "HOME": str(repo), "XDG_CONFIG_HOME": str(repo)}
+    env = {**os.environ, **GIT_ENV, "HOME": str(repo), "XDG_CONFIG_HOME": str(repo)}
     assert GIT is not None
     flags = [arg for setting in config for arg in ("-c", setting)]
     done = subprocess.run([GIT, *flags, "check-ignore", "--no-index", "-z", "--stdin"],
