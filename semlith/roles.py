@@ -79,7 +79,7 @@ _GENERATED_DIRS = frozenset({"generated", "gen", "__generated__", "autogen", "di
 _GENERATED_FILE = re.compile(
     r"(\.min\.(js|css)|\.bundle\.js|_pb2(_grpc)?\.pyi?|\.pb\.(go|cc|h)|\.pb\.gw\.go|"
     r"_generated\.\w+|\.generated\.\w+|\.g\.(dart|cs)|\.designer\.cs|\.lock|-lock\.json|"
-    r"\.map|^package\.resolved)$", re.I)
+    r"\.map|^package\.resolved|^zz_generated\..+)$", re.I)
 _LEGACY_DIRS = frozenset({"compat", "legacy", "deprecated", "old", "obsolete", "_compat",
                           "backport", "backports", "polyfills"})
 _LEGACY_FILE = re.compile(r"^(_?compat|legacy|deprecated|backports?)(_.*)?$", re.I)

@@ -106,6 +106,14 @@ def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) ->
 
 
 @pytest.mark.parametrize(("path", "role"), [
+    ("api/v1/zz_generated.deepcopy.go", Role.GENERATED),  # Kubernetes' code generators
+    ("pkg/apis/zz_generated.conversion.go", Role.GENERATED),
+    ("pkg/apis/generated_types.go", Role.SOURCE)])
+def test_kubernetes_generated_go_files_are_generated(path: str, role: Role) -> None:
+    assert file_role(path) is role
+
+
+@pytest.mark.parametrize(("path", "role"), [
     ("okio/src/jvmTest/kotlin/okio/TestUtil.kt", Role.TEST),
     ("okio/src/commonTest/kotlin/okio/MockSink.kt", Role.TEST),
     ("app/src/androidTest/java/com/example/Screens.kt", Role.TEST),
