@@ -183,7 +183,7 @@ class EmbedPhase:
         chunked, rel = done.chunked, item.cand.rel
         chunks = chunked.chunks
         rows = [ChunkRow(c.start_line, c.end_line, c.text, c.kind, c.symbol,
-                         split_identifiers(f"{c.symbol} {c.text}")) for c in chunks]
+                         split_identifiers(f"{c.keyword_symbol()} {c.text}")) for c in chunks]
         with catalog.transaction() as db:
             file_id = catalog.put_file(db, rel, size=item.cand.size,
                                        mtime_ns=item.cand.mtime_ns, chunker=chunked.strategy,

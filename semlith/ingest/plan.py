@@ -43,9 +43,15 @@ class Chunk:
     kind: str = "lines"
     symbol: str = ""
     context: str = ""  # enclosing definitions or headings; prepended only when embedded
+    # The name the keyword index adds to the chunk's identifiers when it is not `symbol`
+    # (see `_Planner.emit`); empty: `symbol`.
+    keyword_name: str = ""
 
     def embedding_text(self) -> str:
         return f"{self.context}\n{self.text}" if self.context else self.text
+
+    def keyword_symbol(self) -> str:
+        return self.keyword_name or self.symbol
 
 
 def hard_split(line: str, number: int, max_chars: int, kind: str = "lines",
@@ -194,17 +200,26 @@ class _Planner:
         text = "\n".join(self.lines[start - 1 : end])
         if not text.strip():
             return
-        defs = [it.definition for it in group if it.definition is not None]
+        spans = [(it.end - it.start + 1, d) for it in group if (d := it.definition) is not None]
+        defs = [d for _, d in spans]
         if not defs and self.size(start, end) <= self.budget // 5 and self._extend(start, end):
             return
         # The innermost definition the chunk holds or belongs to: its only definition (with
         # the blank lines and comments around it) unless the chunk opens the one being
         # split (`class Router:` and its first method), else that one, else the first.
         opens = owner is not None and start <= owner.def_line <= end
-        label = defs[0] if len(defs) == 1 and not opens else \
+        holder = defs[0] if len(defs) == 1 and not opens else \
             owner or (defs[0] if defs else None)
+        # A pack is shown under the definition that is most of its lines (`Find`, not the
+        # three-line `isFlagArg` packed before it), while the keyword index keeps counting
+        # the holder's name: that name is keyword text, and changing it moved near-tied
+        # answers (docs/performance.md, "A pack labelled by its largest definition").
+        lines, most = max(spans, key=lambda span: span[0], default=(0, None))
+        label = most if len(defs) > 1 and not opens and most is not None and \
+            2 * lines > end - start + 1 else holder
+        kept = holder.name if holder is not None and holder is not label else ""
         self.chunks.append(Chunk(start, end, text, label.kind if label else "code",
-                                 label.name if label else "", path(context)))
+                                 label.name if label else "", path(context), kept))
 
     def _extend(self, start: int, end: int) -> bool:
         """Add lines to the last chunk when only blank lines part them: the `}` or `end`
@@ -215,7 +230,8 @@ class _Planner:
                 last.text != "\n".join(self.lines[last.start_line - 1 : last.end_line]):
             return False
         text = "\n".join(self.lines[last.start_line - 1 : end])
-        self.chunks[-1] = Chunk(last.start_line, end, text, last.kind, last.symbol, last.context)
+        self.chunks[-1] = Chunk(last.start_line, end, text, last.kind, last.symbol, last.context,
+                                last.keyword_name)
         return True
 
     def windows(self, start: int, end: int, cuts: set[int],

@@ -236,6 +236,35 @@ def test_a_chunk_of_one_method_is_labelled_with_the_method_not_its_class() -> No
     assert any(c.symbol == "prepare_content_length" for c in result.chunks)
 
 
+GO_PACKED = """package cobra
+
+func isFlagArg(arg string) bool {
+	return len(arg) >= 2 && arg[0] == '-'
+}
+
+// Find the target command given the args and command tree.
+func (c *Command) Find(args []string) (*Command, []string, error) {
+""" + "\n".join(f"\tnext{i} := c.findNext(args[{i}])  // step {i}" for i in range(12)) + """
+	return c, args, nil
+}
+"""
+
+
+def test_a_small_definition_packed_before_a_long_one_is_not_its_label() -> None:
+    # A three-line function packed into the chunk of the 16-line one after it named that
+    # chunk, so a hit on `Find` was shown as `isFlagArg`. The keyword index still counts
+    # the first one's name (a ranking change of its own: docs/performance.md).
+    result = chunk_file(GO_PACKED, language_of("command.go"))
+    assert [(c.start_line, c.symbol, c.kind, c.keyword_symbol()) for c in result.chunks] \
+        == [(1, "Find", "method", "isFlagArg")]
+    assert {s.name: s.chunk for s in result.symbols} == {"isFlagArg": 0, "Find": 0}
+    # Several small ones, none most of the chunk: the first names it, as before.
+    small = "package x\n\n" + "\n\n".join(f"func f{i}() int {{\n\treturn {i}\n}}"
+                                            for i in range(4))
+    assert [(c.symbol, c.keyword_symbol()) for c in chunk_file(small, language_of("x.go")).chunks] \
+        == [("f0", "f0")]
+
+
 FORTY_TWO = '''
 import os
 
