@@ -37,7 +37,7 @@ IGNORE_FILES = (".gitignore", ".semlithignore")
 _GIT_EXCLUDE = (".git", "info", "exclude")
 _SECTION = re.compile(rb"^\s*\[\s*([A-Za-z0-9.-]+)")
 _IGNORECASE = re.compile(rb"^\s*ignorecase\s*(?:=\s*([^;#\s]*)|[;#]|$)", re.IGNORECASE)
-_TRUE = frozenset({b"", b"true", b"yes", b"on", b"1"})  # git's bare `ignorecase` is true
+_TRUE = frozenset({b"true", b"yes", b"on", b"1"})  # a bare key is true, `key =` false
 log = logging.getLogger(__name__)
 
 
@@ -88,7 +88,7 @@ def _config_ignores_case(config: str, mtime_ns: int, size: int) -> bool:
         if (head := _SECTION.match(line)) is not None:
             section = head.group(1).lower()
         elif section == b"core" and (key := _IGNORECASE.match(line)) is not None:
-            value = (key.group(1) or b"").lower() in _TRUE  # the last setting wins
+            value = key.group(1) is None or key.group(1).lower() in _TRUE  # the last wins
     return value
 
 

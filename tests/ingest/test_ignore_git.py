@@ -110,6 +110,7 @@ def test_core_ignorecase_folds_ascii_case_as_git_does(tmp_path: Path) -> None:
     (b"[core]\n\tignorecase = true\n", True),
     (b"[Core]\n  ignoreCase=TRUE ; a comment\n", True),
     (b"[core]\n\tignorecase\n", True),  # a bare key is true in git
+    (b"[core]\n\tignorecase =\n", False),  # and an empty value false
     (b"[core]\n\tignorecase = true\n\tignorecase = false\n", False),  # the last one wins
     (b"[core]\n\tignorecaseX = true\n", False),
     (b"[user]\n\tignorecase = true\n[core]\n\tbare = false\n", False),
