@@ -73,10 +73,8 @@ def check_generated(rel: str, data: bytes, *, opted_in: bool = False) -> None:
     language = language_of(rel)
     if opted_in or is_extracted(rel):
         return
-    if language is not None and language.name == "html":
-        tool = _reference_tool(data[:REFERENCE_BYTES]) or _reference_tool(data[-REFERENCE_BYTES:])
-        if tool:
-            raise Generated(f"API reference written by {tool}")
+    if language is not None and language.name == "html" and (tool := _reference_tool(data)):
+        raise Generated(f"API reference written by {tool}")
     if language is not None and language.name in _PROSE:
         return
     if len(data) >= GENERATED_MIN_BYTES:
@@ -91,9 +89,12 @@ def check_generated(rel: str, data: bytes, *, opted_in: bool = False) -> None:
                             f"the longest {longest:,}")
 
 
-def _reference_tool(part: bytes) -> str:
-    """The API reference tool that signs this part of an HTML page, or ""."""
-    found = _GENERATOR.search(part) or _SIGNED.search(part)
+def _reference_tool(page: bytes) -> str:
+    """The API reference tool that signs an HTML page in its head or its tail, or ""."""
+    ends = (page,) if len(page) <= 2 * REFERENCE_BYTES else \
+        (page[:REFERENCE_BYTES], page[-REFERENCE_BYTES:])
+    found = next((m for part in ends
+                  if (m := _GENERATOR.search(part) or _SIGNED.search(part))), None)
     return found.group(1).decode().lower() if found else ""
 
 

@@ -21,15 +21,16 @@ def names_near(catalog: Catalog, parts: Sequence[str]) -> list[tuple[str, str]]:
     (1.2 s at 112k chunks)."""
     simple, qualified = parts[-1], ".".join(parts)
 
+    def names(where: str, value: str) -> list[tuple[str, str]]:
+        return [(str(r[0]), str(r[1])) for r in catalog.db.execute(
+            f"SELECT DISTINCT name, qualname FROM symbols WHERE {where} LIMIT ?",
+            (value, NEAR_LIMIT))]
+
     def prefixed(column: str, head: str) -> list[tuple[str, str]]:
         if len(head) < NEAR_PREFIX:
             return []  # too short to narrow anything
-        return [(str(r[0]), str(r[1])) for r in catalog.db.execute(
-            f"SELECT DISTINCT name, qualname FROM symbols WHERE {column} LIKE ? ESCAPE '\\'"
-            " LIMIT ?", (like_escape(head) + "%", NEAR_LIMIT))]
-    same = [(str(r[0]), str(r[1])) for r in catalog.db.execute(
-        "SELECT DISTINCT name, qualname FROM symbols WHERE name = ? COLLATE NOCASE"
-        " LIMIT ?", (simple, NEAR_LIMIT))]
+        return names(f"{column} LIKE ? ESCAPE '\\'", like_escape(head) + "%")
+    same = names("name = ? COLLATE NOCASE", simple)
     owner = ".".join(parts[:-1]) + "." if len(parts) > 1 else ""
     return list(dict.fromkeys(same + prefixed("name", simple[:NEAR_PREFIX])
                               + prefixed("qualname", owner)

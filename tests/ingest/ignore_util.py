@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -27,12 +27,15 @@ def decision(rules: Rules, path: str) -> bool | None:
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 
 
-def git_ignored(repo: Path, paths: Iterable[str]) -> set[str]:
-    """Which of `paths` (relative to the git repository `repo`) git ignores."""
+def git_ignored(repo: Path, paths: Iterable[str],
+                config: Sequence[str] = ("core.ignoreCase=false",)) -> set[str]:
+    """Which of `paths` (relative to the git repository `repo`) git ignores, with the
+    `-c` settings `config` (none: the repository's own)."""
     env = {**os.environ, **GIT_ENV, "HOME": str(repo), "XDG_CONFIG_HOME": str(repo)}
     assert GIT is not None
+    flags = [arg for setting in config for arg in ("-c", setting)]
     done = subprocess.run(
-        [GIT, "-c", "core.ignoreCase=false", "check-ignore", "--no-index", "-z", "--stdin"],
+        [GIT, *flags, "check-ignore", "--no-index", "-z", "--stdin"],
         cwd=repo, input=b"".join(p.encode() + b"\0" for p in paths), capture_output=True,
         env=env, check=False)
     assert done.returncode in (0, 1), done.stderr  # 1: none ignored
@@ -62,6 +65,16 @@ def build_case(folder: Path, ignore_file: bytes, paths: Iterable[str]) -> list[s
             (folder / path).write_bytes(b"x")
     return sorted(made)
 
+
+
+def build_table(repo: Path, table: Iterable[tuple[str, str, bool]]) -> dict[str, bool]:
+    """One case folder per (pattern, path, expected) row, `t<n>/`; the paths asked
+    (relative to `repo`, no trailing "/") with what each row expects."""
+    asked: dict[str, bool] = {}
+    for n, (line, path, expected) in enumerate(table):
+        build_case(repo / f"t{n}", line.encode() + b"\n", [path])
+        asked[f"t{n}/{path.rstrip('/')}"] = expected
+    return asked
 
 PIECES = ["a", "b", "*", "?", "/", "**", "[ab]", "!", "[!a]", "\\*"]
 NAMES = ["a", "b", "ab", "ba", "aab"]

@@ -18,6 +18,7 @@ from semlith.ingest.walk import SkipReason, is_ignored
 from semlith.ingest.wildmatch import compile_rule
 from tests.ingest.ignore_util import (
     build_case,
+    build_table,
     cases,
     decision,
     git_ignored,
@@ -97,10 +98,7 @@ def test_lines_are_read_as_git_reads_them() -> None:
 @needs_git
 def test_the_table_and_the_line_rules_agree_with_git(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    asked: dict[str, bool] = {}
-    for n, (line, path, expected) in enumerate(TABLE):
-        build_case(repo / f"t{n}", line.encode() + b"\n", [path])
-        asked[f"t{n}/{path.rstrip('/')}"] = expected
+    asked = build_table(repo, TABLE)
     build_case(repo / "lines", LINES, [p for p in LINE_CASES if not p.startswith("#")])
     asked |= {f"lines/{p}": bool(v) for p, v in LINE_CASES.items() if not p.startswith("#")}
     ignored = git_ignored(repo, asked)

@@ -16,10 +16,11 @@ from semlith.ingest.ignore import ignore_case, parse_ignore
 from semlith.ingest.walk import SkipReason, is_ignored, walk_files
 from tests.ingest.ignore_util import (
     GIT,
-    GIT_ENV,
     build_case,
+    build_table,
     cases,
     decision,
+    git_ignored,
     make_repo,
     needs_git,
 )
@@ -47,18 +48,6 @@ def walked(root: Path) -> dict[str, str | None]:
     return {item.rel: getattr(item, "reason", None) for item in walk_files(root)}
 
 
-def git_check(repo: Path, paths: list[str], *config: str) -> set[str]:
-    """Which of `paths` git ignores in `repo`, with `config` (`-c` settings) given."""
-    env = {**os.environ, **GIT_ENV, "HOME": str(repo), "XDG_CONFIG_HOME": str(repo)}
-    assert GIT is not None
-    flags = [arg for setting in config for arg in ("-c", setting)]
-    done = subprocess.run([GIT, *flags, "check-ignore", "--no-index", "-z", "--stdin"],
-                          cwd=repo, input=b"".join(p.encode() + b"\0" for p in paths),
-                          capture_output=True, env=env, check=False)
-    assert done.returncode in (0, 1), done.stderr
-    return {p.decode() for p in done.stdout.split(b"\0") if p}
-
-
 @needs_git
 @needs_symlinks
 def test_a_symlinked_gitignore_is_not_read_as_in_git(
@@ -72,7 +61,7 @@ def test_a_symlinked_gitignore_is_not_read_as_in_git(
     (repo / "sub" / "b.py").write_text("y = 2\n")
     (repo / ".gitignore").symlink_to(outside)
     (repo / "sub" / ".semlithignore").symlink_to(outside)
-    assert git_check(repo, ["app.py", "sub/b.py"]) == set()  # git does not follow it
+    assert git_ignored(repo, ["app.py", "sub/b.py"], ()) == set()  # git does not follow it
     with caplog.at_level(logging.WARNING, logger="semlith.ingest.ignore"):
         found = walked(repo)
         walked(repo)
@@ -86,11 +75,8 @@ def test_a_symlinked_gitignore_is_not_read_as_in_git(
 @needs_git
 def test_core_ignorecase_folds_ascii_case_as_git_does(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    asked: dict[str, bool] = {}
-    for n, (line, path, expected) in enumerate(FOLDED):
-        build_case(repo / f"t{n}", line.encode() + b"\n", [path])
-        asked[f"t{n}/{path.rstrip('/')}"] = expected
-    assert git_check(repo, list(asked), "core.ignoreCase=true") == \
+    asked = build_table(repo, FOLDED)
+    assert git_ignored(repo, asked, ("core.ignoreCase=true",)) == \
         {p for p, yes in asked.items() if yes}
     for line, path, expected in FOLDED:
         assert decision(parse_ignore(line.encode(), casefold=True), path) is \
@@ -100,7 +86,7 @@ def test_core_ignorecase_folds_ascii_case_as_git_does(tmp_path: Path) -> None:
         assert GIT is not None
         subprocess.run([GIT, "config", "core.ignoreCase", setting], cwd=repo, check=True)
         assert ignore_case(str(repo)) is (setting == "true")
-        by_git = git_check(repo, list(asked))
+        by_git = git_ignored(repo, asked, ())
         assert {p for p in asked if is_ignored(repo, p) == SkipReason.GITIGNORE} == by_git
     assert by_git == {p for p, yes in asked.items() if yes}
     assert walked(repo)["t0/A.LOG"] == "ignored by .gitignore"
@@ -155,6 +141,6 @@ def test_random_patterns_agree_with_git_under_ignorecase(
         else:
             paths = [p.upper() for p in paths]
         asked += [f"c{n}/{path}" for path in build_case(repo / f"c{n}", lines, paths)]
-    ignored = git_check(repo, asked)
+    ignored = git_ignored(repo, asked, ())
     ours = {path: is_ignored(repo, path) is SkipReason.GITIGNORE for path in asked}
     assert ours == {path: path in ignored for path in asked}
