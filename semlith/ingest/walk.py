@@ -25,6 +25,8 @@ Each entry of a folder is judged in this order; the first rule that applies wins
    run over unchanged files opens none).
 8. Symlinks are followed when they resolve inside the root; one leading outside is never
    read, a broken one is unreadable, and a folder already on the current path is a loop.
+   A link to a file or folder that the walk takes under its own name is an ALIAS (its
+   detail names the target): indexed once (`CLAUDE.md -> AGENTS.md`, `latest -> v3`).
 9. Folders that cannot be listed, files that cannot be stat'ed, non-regular files and
    files over ``max_bytes`` (documents: over their format's cap, 64 MiB for Office and
    mail files whose bulk is images never decompressed; see formats/limits.py).
@@ -58,19 +60,9 @@ _JS_PY_MANIFESTS = frozenset({"package.json", "setup.py", "pyproject.toml", "set
 # Beyond these, a folder named `*.egg-info` and any folder holding `pyvenv.cfg` (a
 # virtualenv, whatever it is called) are vendored.
 VENDORED_FOLDERS: dict[str, frozenset[str]] = {
-    "node_modules": _ANYWHERE,
-    "__pycache__": _ANYWHERE,
-    "site-packages": _ANYWHERE,
-    "bower_components": _ANYWHERE,
-    ".tox": _ANYWHERE,
-    ".mypy_cache": _ANYWHERE,
-    ".pytest_cache": _ANYWHERE,
-    ".ruff_cache": _ANYWHERE,
-    ".gradle": _ANYWHERE,
-    ".next": _ANYWHERE,
-    ".nuxt": _ANYWHERE,
-    ".svelte-kit": _ANYWHERE,
-    "coverage": _ANYWHERE,
+    **dict.fromkeys(("node_modules", "__pycache__", "site-packages", "bower_components", ".tox",
+                     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".next", ".nuxt",
+                     ".svelte-kit", "coverage"), _ANYWHERE),
     "vendor": frozenset({"go.mod", "composer.json"}),
     "target": frozenset({"Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts", "build.sbt"}),
     "dist": _JS_PY_MANIFESTS,
@@ -91,6 +83,7 @@ class SkipReason(StrEnum):
     TOO_LARGE = "too large"
     SYMLINK_LOOP = "symlink loop"
     OUTSIDE_ROOT = "symlink leads outside the root"
+    ALIAS = "symlink to a path indexed under its own name"
     UNREADABLE = "unreadable"
     STORE = "the store folder"
     SPECIAL = "not a regular file"
@@ -343,6 +336,11 @@ class _Walker:
             raise _Skip(SkipReason.OUTSIDE_ROOT, real)
         if real in self.excluded:
             raise _Skip(SkipReason.STORE)
+        target = os.path.relpath(real, self.real).replace(os.sep, "/")
+        excluded = [Path(path) for path in self.excluded]
+        if target != "." and is_ignored(Path(self.real), target, exclude=excluded,
+                                        max_bytes=self.max_bytes) is None:
+            raise _Skip(SkipReason.ALIAS, target)  # taken under its own name
         return real
 
     def candidate(self, path: str, rel: str, info: os.stat_result,

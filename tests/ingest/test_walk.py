@@ -263,15 +263,9 @@ def test_two_folders_linking_to_each_other_terminate(tmp_path: Path) -> None:
     make(tmp_path, "x/fx.py", "y/fy.py")
     symlink(tmp_path / "y", tmp_path / "x/to_y")
     symlink(tmp_path / "x", tmp_path / "y/to_x")
-    # in-root links are followed, so their files appear under the link's path too
-    assert reasons(bounded(tmp_path)) == {
-        "x/fx.py": None,
-        "x/to_y/fy.py": None,
-        "x/to_y/to_x/": R.SYMLINK_LOOP,
-        "y/fy.py": None,
-        "y/to_x/fx.py": None,
-        "y/to_x/to_y/": R.SYMLINK_LOOP,
-    }
+    # each link names a folder the walk takes under its own name: an alias, not a loop
+    assert reasons(bounded(tmp_path)) == {"x/fx.py": None, "x/to_y/": R.ALIAS,
+                                          "y/fy.py": None, "y/to_x/": R.ALIAS}
 
 
 def test_two_links_to_each_other_terminate(tmp_path: Path) -> None:
@@ -294,11 +288,31 @@ def test_symlinks_inside_and_outside_the_root(tmp_path: Path) -> None:
     assert isinstance(items["leakdir/"], Skipped)
     assert items["leakdir/"].reason == R.OUTSIDE_ROOT
     assert not any(rel.startswith("leakdir/") and len(rel) > 8 for rel in items)
-    alias = items["alias.py"]
-    assert isinstance(alias, Candidate)
-    assert alias.path == root / "alias.py"
-    assert alias.size == 1
-    assert isinstance(items["alias/a.py"], Candidate)
+    # A link to a file or folder the walk takes anyway is indexed once, under its own name.
+    assert items["alias.py"] == Skipped("alias.py", R.ALIAS, "real/a.py")
+    assert items["alias/"] == Skipped("alias/", R.ALIAS, "real")
+    assert [rel for rel, item in items.items() if isinstance(item, Candidate)] == ["real/a.py"]
+
+
+def test_a_link_is_followed_when_its_target_is_not_walked(tmp_path: Path) -> None:
+    # `CLAUDE.md -> AGENTS.md` beside each other took two of the ten slots; a link into an
+    # ignored or hidden folder is the only way its file is indexed, so it is followed.
+    make(tmp_path, "AGENTS.md", "build/docs/guide.md", ".notes/todo.md", "v3/api.py")
+    write(tmp_path / ".gitignore", "build/\n")
+    symlink(tmp_path / "AGENTS.md", tmp_path / "CLAUDE.md")
+    symlink(tmp_path / "build/docs", tmp_path / "docs")
+    symlink(tmp_path / ".notes/todo.md", tmp_path / "TODO.md")
+    symlink(tmp_path / "v3", tmp_path / "latest")
+    symlink(tmp_path / "CLAUDE.md", tmp_path / "GEMINI.md")  # a link to a link
+    items = {item.rel: item for item in walk_files(tmp_path)}
+    taken = sorted(rel for rel, item in items.items() if isinstance(item, Candidate))
+    assert taken == ["AGENTS.md", "TODO.md", "docs/guide.md", "v3/api.py"]
+    assert items["CLAUDE.md"] == Skipped("CLAUDE.md", R.ALIAS, "AGENTS.md")
+    assert items["GEMINI.md"] == Skipped("GEMINI.md", R.ALIAS, "AGENTS.md")
+    assert items["latest/"] == Skipped("latest/", R.ALIAS, "v3")
+    for rel in ("CLAUDE.md", "latest/api.py"):  # the watcher's judgement agrees
+        assert is_ignored(tmp_path, rel) == R.ALIAS
+    assert is_ignored(tmp_path, "docs/guide.md") is None
 
 
 def test_broken_symlink_is_unreadable(tmp_path: Path) -> None:
