@@ -49,7 +49,7 @@ _TEST_NAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset({".ex", ".exs"}), re.compile(r"^.+_test$")),
     (frozenset({".hs"}), re.compile(r"^.+(Spec|Test|Tests)$")),
     (frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".rs", ".zig", ".lua"}),
-     re.compile(r"^(test_.+|.+_(test|tests|unittest)|.+-test)$")),
+     re.compile(r"^(tests?|test_.+|.+_(test|tests|unittest)|.+-test)$")),  # Rust `tests.rs`
     (frozenset({".bats"}), re.compile(r".*")),
     (frozenset({".sh", ".bash"}), re.compile(r"^.+[._-]test$")),
 )

@@ -82,6 +82,11 @@ def test_roles_follow_each_ecosystems_test_convention() -> None:
     assert file_role("src/router.test.ts") is Role.TEST
     assert file_role("src/main/java/FooTest.java") is Role.TEST
     assert file_role("src/latest.py") is Role.SOURCE
+    # Rust's `mod tests;` lives in `tests.rs` beside the code (hyperium/http's uri/tests.rs
+    # was source); Zig and C name theirs `test.zig`, `tests.c`.
+    assert file_role("src/uri/tests.rs") is Role.TEST
+    assert file_role("src/test.zig") is Role.TEST
+    assert file_role("src/attest.rs") is Role.SOURCE
 
 
 @pytest.mark.parametrize(("path", "role"), [
