@@ -72,6 +72,7 @@ def languages() -> str:
     from importlib import resources
 
     from semlith.ingest.chunk import strategy_of
+    from semlith.ingest.definitions import query_text
     from semlith.languages import LANGUAGES
 
     rows = []
@@ -79,7 +80,7 @@ def languages() -> str:
         kinds = ""
         how = strategy_of(lang)
         if how == "definitions":
-            query = (resources.files("semlith.grammars") / f"{lang.grammar}.scm").read_text()
+            query = query_text(resources.files("semlith.grammars") / f"{lang.grammar}.scm")
             kinds = ", ".join(sorted(set(re.findall(r"@definition\.(\w+)", query))))
         how = "line windows" if how == "lines" else how
         names = " ".join(f"`{n}`" for n in lang.extensions + lang.filenames)

@@ -1,4 +1,4 @@
-; TypeScript and TSX edges (typescript.scm and tsx.scm are the same file, one per grammar):
+; TypeScript and TSX edges (edges/tsx.scm includes this file):
 ; what javascript.scm finds, plus `implements`, interfaces' `extends`, `import x = require()`,
 ; and the types that annotations declare (parameters, variables, fields).
 ; Calls: `f()`, `obj.f()`, `obj?.f()`, `super()`, and `new Foo()` (a call of Foo's

@@ -84,7 +84,20 @@ def compile_query(grammar: str, source: Any) -> Any:
 
     if not source.is_file():
         return None
-    return Query(get_language(grammar), source.read_text())  # type: ignore[arg-type]
+    return Query(get_language(grammar), query_text(source))  # type: ignore[arg-type]
+
+
+_INCLUDE = re.compile(r"^; include: ([\w.-]+\.scm)$", re.M)
+
+
+def query_text(source: Any, depth: int = 0) -> str:
+    """The text of the query file `source` (a path or resource), with each line
+    `; include: other.scm` replaced by that file of the same folder, so that the patterns
+    JavaScript and TypeScript share are written once (grammars/ecmascript.scm)."""
+    if depth > 3:
+        raise ValueError(f"{source}: includes nest too deep")
+    return _INCLUDE.sub(lambda m: query_text(source.parent / m.group(1), depth + 1),
+                        source.read_text())
 
 
 # Raise when the planner changes how it cuts: every store re-chunks on its next full run.
@@ -104,7 +117,7 @@ def chunking_fingerprint(language: Language | None) -> str:
     query = ""
     if language is not None and language.grammar is not None:
         source = resources.files("semlith.grammars") / f"{language.grammar}.scm"
-        query = source.read_text() if source.is_file() else ""
+        query = query_text(source) if source.is_file() else ""
     return f"{CHUNKER_REVISION}:{xxhash.xxh3_64_hexdigest(query.encode())}"
 
 

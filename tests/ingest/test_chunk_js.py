@@ -136,3 +136,38 @@ def test_signatures_run_to_the_body(extension: str) -> None:
     assert signatures["proto.handle"] == "proto.handle = function handle(req, res, out)"
     assert signatures["Foo.render"] == "Foo.prototype.render = function (name, options)"
     assert signatures["ip"] == "defineGetter(req, 'ip', function ip()"
+
+
+BOUND = """\
+export const createStore = ((createState) =>
+  createState ? build(createState) : build) as CreateStore
+
+export const Button = forwardRef((props, ref) => {
+  return render(props, ref);
+});
+
+const useBear = create()((set) => ({ bears: 0 }));
+
+const save = debounce(function () {
+  return write();
+}, 100);
+
+const settings = load(1, 2);
+
+function Panel() {
+  const onClick = useCallback(() => toggle(), []);
+  return onClick;
+}
+"""
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_functions_bound_through_a_cast_or_a_call_are_definitions(extension: str) -> None:
+    # zustand's `createStore`, its public API, was no definition: `symbol createStore`
+    # found only the helpers of the same name in its tests.
+    source = BOUND if extension != "js" else BOUND.replace(" as CreateStore", "")
+    found = [(s.qualname, s.kind) for s in chunked(source, extension).symbols]
+    # A call holding no function is no definition, and inside a function a wrapped
+    # callback (`useCallback`) is a value of that function, not one of its own.
+    assert found == [("createStore", "function"), ("Button", "function"),
+                     ("useBear", "function"), ("save", "function"), ("Panel", "function")]

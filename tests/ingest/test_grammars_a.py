@@ -18,6 +18,7 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
+from semlith.ingest.definitions import query_text
 from semlith.languages import language_of
 from tests.grammar_checks import (
     FIXTURES,
@@ -261,7 +262,7 @@ def test_no_chunk_is_only_a_closing_bracket(case: Case) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_query_compiles_with_known_captures_only(language: str) -> None:
     source = resources.files("semlith.grammars") / f"{language}.scm"
-    query = Query(get_language(language), source.read_text())
+    query = Query(get_language(language), query_text(source))
     captures = {query.capture_name(i) for i in range(query.capture_count)}
     helpers = {c for c in captures if c.startswith("_")}  # only read by predicates
     assert "name" in captures
@@ -270,7 +271,17 @@ def test_query_compiles_with_known_captures_only(language: str) -> None:
 
 def test_tsx_query_is_the_typescript_query() -> None:
     grammars = resources.files("semlith.grammars")
-    assert (grammars / "tsx.scm").read_text() == (grammars / "typescript.scm").read_text()
+    for folder in (grammars, grammars / "edges"):
+        tsx = query_text(folder / "tsx.scm")  # one comment line, then typescript.scm
+        assert tsx.split("\n", 1)[1].rstrip() == query_text(folder / "typescript.scm").rstrip()
+
+
+def test_javascript_and_typescript_share_one_file() -> None:
+    grammars = resources.files("semlith.grammars")
+    shared = query_text(grammars / "ecmascript.scm")
+    for language in ("javascript", "typescript", "tsx"):
+        assert shared in query_text(grammars / f"{language}.scm")
+        assert "; include:" not in query_text(grammars / f"{language}.scm")
 
 
 @pytest.mark.parametrize("case", CASES, ids=fixture_id)

@@ -18,6 +18,7 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
+from semlith.ingest.definitions import query_text
 from semlith.languages import language_of
 from tests.grammar_checks import (
     FIXTURES,
@@ -265,7 +266,7 @@ def test_no_chunk_is_only_a_closing_bracket_or_end(case: Case) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_query_compiles_with_known_captures_only(language: str) -> None:
     source = resources.files("semlith.grammars") / f"{language}.scm"
-    query = Query(get_language(language), source.read_text())
+    query = Query(get_language(language), query_text(source))
     for i in range(query.capture_count):
         capture = query.capture_name(i)
         assert capture in ("name", "clause") or capture.startswith("_") or \

@@ -26,6 +26,7 @@ from semlith.ingest.definitions import (
     _parse,
     compile_query,
     find_definitions,
+    query_text,
 )
 from semlith.ingest.graph.records import (
     Call,
@@ -87,7 +88,7 @@ def edges_fingerprint(language: Language | None) -> str:
         return ""
     query = _edge_source(language.grammar).read_text()
     defs = resources.files("semlith.grammars") / f"{language.grammar}.scm"
-    query += defs.read_text() if defs.is_file() else ""
+    query += query_text(defs) if defs.is_file() else ""
     return f"{EXTRACTOR_REVISION}:{xxhash.xxh3_64_hexdigest(query.encode())}"
 
 
