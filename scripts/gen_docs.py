@@ -72,7 +72,7 @@ def languages() -> str:
     from importlib import resources
 
     from semlith.ingest.chunk import strategy_of
-    from semlith.ingest.definitions import query_text
+    from semlith.ingest.queries import query_text
     from semlith.languages import LANGUAGES
 
     rows = []

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from semlith.ingest.queries import compile_query, query_text
 from semlith.languages import Language
 
 # A file whose parse, query and definitions take longer than this falls back to line
@@ -75,29 +76,6 @@ class Definition:
 def _query(grammar: str) -> Any:
     """The compiled query of a language, or None when it has no grammars/<name>.scm."""
     return compile_query(grammar, resources.files("semlith.grammars") / f"{grammar}.scm")
-
-
-def compile_query(grammar: str, source: Any) -> Any:
-    """The query in file `source` compiled for `grammar`, or None when there is none."""
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
-
-    if not source.is_file():
-        return None
-    return Query(get_language(grammar), query_text(source))  # type: ignore[arg-type]
-
-
-_INCLUDE = re.compile(r"^; include: ([\w.-]+\.scm)$", re.M)
-
-
-def query_text(source: Any, depth: int = 0) -> str:
-    """The text of the query file `source` (a path or resource), with each line
-    `; include: other.scm` replaced by that file of the same folder, so that the patterns
-    JavaScript and TypeScript share are written once (grammars/ecmascript.scm)."""
-    if depth > 3:
-        raise ValueError(f"{source}: includes nest too deep")
-    return _INCLUDE.sub(lambda m: query_text(source.parent / m.group(1), depth + 1),
-                        source.read_text())
 
 
 # Raise when the planner changes how it cuts: every store re-chunks on its next full run.

@@ -24,9 +24,7 @@ from semlith.ingest.definitions import (
     ParseFailed,
     _matches,
     _parse,
-    compile_query,
     find_definitions,
-    query_text,
 )
 from semlith.ingest.graph.records import (
     Call,
@@ -52,6 +50,7 @@ from semlith.ingest.graph.shapes import (
     type_text,
     unquote,
 )
+from semlith.ingest.queries import compile_query, query_text
 from semlith.languages import Language
 
 # Parsing and querying a file for its edges get the definitions' budget again (their
