@@ -1,5 +1,5 @@
 ; What JavaScript, TypeScript and TSX share: javascript.scm and typescript.scm include
-; this file (an include line, expanded by definitions.query_text).
+; this file (an include line, expanded by queries.query_text).
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (lexical_declaration
