@@ -19,3 +19,11 @@
 (static_item name: (identifier) @name) @definition.constant
 (type_item name: (type_identifier) @name) @definition.type
 (macro_definition name: (identifier) @name) @definition.function
+; Test code beside the code it tests: an item marked `#[test]` (`#[tokio::test]`, any
+; `path::test`) or `#[cfg(test)]` is a test, and so is everything inside it (`@test`
+; marks the attribute; the definition it is attached to takes the mark).
+((attribute_item (attribute (identifier) @_name)) @test (#eq? @_name "test"))
+((attribute_item (attribute (scoped_identifier name: (identifier) @_name))) @test
+  (#eq? @_name "test"))
+((attribute_item (attribute (identifier) @_cfg arguments: (token_tree . (identifier) @_arg .)))
+  @test (#eq? @_cfg "cfg") (#eq? @_arg "test"))

@@ -18,5 +18,6 @@
   (#not-match? @_value "^(@import|@cImport)|^[A-Za-z_][A-Za-z0-9_.]*$|^(packed |extern )?(struct|enum|union|opaque|error)\\b"))
 ; A test named by a string (`test "amount applies VAT" { ... }`), named by that string:
 ; Zig keeps its tests beside the code they test. One named by a declaration (`test
-; decodeHex { ... }`) is left out: it would share that declaration's name.
-(TestDecl (STRINGLITERALSINGLE) @name) @definition.function
+; decodeHex { ... }`) is left out: it would share that declaration's name. `@test`:
+; what it holds is test code.
+(TestDecl (STRINGLITERALSINGLE) @name) @definition.function @test

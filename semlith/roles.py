@@ -33,9 +33,15 @@ class Role(StrEnum):
     SNAPSHOT = "snapshot"  # recorded test outputs: .snap, .stderr, __snapshots__
 
 
+# The kind of a chunk of test code kept in a source file (a Rust `#[cfg(test)] mod tests`,
+# a Zig `test` block): ingest/chunk.py marks it, search weighs it as Role.TEST.
+TEST_KIND = "test"
+
+
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "t",
                         "testdata", "test_data", "fixtures", "__fixtures__", "__mocks__",
-                        "mocks", "e2e", "integration_tests", "unittests", "testsuite"})
+                        "mocks", "e2e", "integration_tests", "unittests", "testsuite",
+                        "fuzz", "fuzzing", "fuzz_targets"})  # cargo-fuzz, OSS-Fuzz harnesses
 # Test file names by ecosystem: the convention of the file's own language, so a test
 # framework's own `test_functions.bash` is source while `test_app.py` is a test.
 _TEST_NAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (

@@ -174,6 +174,7 @@ class ChunkPlace:
     path: str
     start_line: int
     end_line: int
+    kind: str = ""  # `test`: test code in a source file (ingest/chunk.py, _tests_marked)
 
 
 @dataclass(frozen=True, slots=True)

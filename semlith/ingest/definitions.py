@@ -9,6 +9,7 @@ definition may be split). Nesting is resolved by the chunker.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import time
@@ -66,6 +67,7 @@ class Definition:
     span: tuple[int, int] = (0, 0)  # byte range of the definition node, for nesting
     children: list[Definition] = field(default_factory=list)
     qualifier: str = ""  # the object a member is assigned to: `proto` of `proto.handle`
+    test: bool = False  # test code kept beside the code it tests (an `@test` mark above it)
 
     @property
     def qualified_name(self) -> str:
@@ -162,15 +164,21 @@ def find_definitions(text: str, language: Language) -> list[Definition]:
     lines = text.split("\n")
     found: dict[tuple[int, int], Definition] = {}
     clauses: dict[tuple[int, int], Any] = {}
+    marks: set[int] = set()  # rows of `@test` marks: `#[test]`, `#[cfg(test)]`, Zig `test`
     try:
         tree = _parse(str(language.grammar), data, deadline)
         for captures in _matches(query, tree, len(data), deadline):
+            marks.update(n.start_point.row + 1 for n in captures.get("test", ()))
             _add(found, clauses, captures, lines, data)
     except ParseFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - the binding raises assorted errors
         raise ParseFailed(f"{type(exc).__name__}: {exc}") from None
     _join_clauses(found, list(clauses.values()))
+    rows = sorted(marks)
+    for d in found.values():  # a mark among the lines a definition starts with
+        at = bisect.bisect_left(rows, d.start_line)
+        d.test = at < len(rows) and rows[at] <= d.def_line
     return sorted(found.values(), key=lambda d: (d.span[0], -d.span[1]))
 
 

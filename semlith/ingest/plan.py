@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from semlith.ingest.definitions import CLASS_LIKE, METHOD_OWNERS, Definition
+from semlith.roles import TEST_KIND
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -156,6 +157,9 @@ class _Planner:
             if len(self.chunks) >= MAX_CHUNKS_PER_FILE:
                 return
             self.check()
+            if _apart(group, item):  # test code and the code it tests share no chunk
+                self.emit(group, context, owner)
+                group = []
             if self.size(item.start, item.end) > self.budget:
                 if group and self.size(group[0].start, group[-1].end) <= self.budget // 3:
                     # A few short lines before a long definition (a comment banner, a
@@ -218,8 +222,12 @@ class _Planner:
         label = most if len(defs) > 1 and not opens and most is not None and \
             2 * lines > end - start + 1 else holder
         kept = holder.name if holder is not None and holder is not label else ""
-        self.chunks.append(Chunk(start, end, text, label.kind if label else "code",
-                                 label.name if label else "", path(context), kept))
+        # Test code kept in a source file (a Rust `#[cfg(test)] mod tests`, a Zig `test`
+        # block: `Definition.test`) is of kind `test`, for search to weigh as a test.
+        test = any(d.test for d in context) or (bool(defs) and all(d.test for d in defs))
+        kind = TEST_KIND if test else label.kind if label else "code"
+        self.chunks.append(Chunk(start, end, text, kind, label.name if label else "",
+                                 path(context), kept))
 
     def _extend(self, start: int, end: int) -> bool:
         """Add lines to the last chunk when only blank lines part them: the `}` or `end`
@@ -238,6 +246,7 @@ class _Planner:
                 context: tuple[Definition, ...], owner: Definition | None) -> None:
         """Split lines [start, end] at statement starts (`cuts`) where possible."""
         kind, symbol = (owner.kind, owner.name) if owner else ("code", "")
+        kind = TEST_KIND if any(d.test for d in context) else kind
         s = start
         while s <= end and len(self.chunks) < MAX_CHUNKS_PER_FILE:
             self.check()
@@ -257,6 +266,14 @@ class _Planner:
                 stop = end  # a last sliver joins this part rather than stand alone
             self.emit([_Item(s, stop, None)], context, owner)
             s = stop + 1
+
+
+def _apart(group: list[_Item], item: _Item) -> bool:
+    """Whether `item` is a definition on the other side of the line between test code and
+    the rest (`Definition.test`) from the last definition of `group`."""
+    last = next((it.definition for it in reversed(group) if it.definition is not None), None)
+    return item.definition is not None and last is not None and \
+        item.definition.test != last.test
 
 
 def _items(lo: int, hi: int, children: list[Definition]) -> list[_Item]:

@@ -22,6 +22,9 @@ class Placed(Protocol):
     @property
     def start_line(self) -> int: ...
 
+    @property
+    def kind(self) -> str: ...  # `test` for test code in a source file
+
 
 Places = Mapping[int, Placed]  # chunk id -> where it is
 

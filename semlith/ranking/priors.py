@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from semlith.ranking.context import Context, Places, Scores
+from semlith.ranking.context import Context, Placed, Places, Scores
 from semlith.ranking.query import Query
 from semlith.ranking.versions import old_copies
-from semlith.roles import Role, file_role
+from semlith.roles import TEST_KIND, Role, file_role
 
 # Mild: often what a question wants when it says so, plausible neighbours otherwise.
 # Strong: almost never the answer to a question about behaviour. Measured as 0.75 and
@@ -58,8 +58,14 @@ def wanted(query: Query, records: Places, strength: float) -> Callable[[int], bo
 
     def want(cid: int) -> bool:
         record = records.get(cid)
-        return record is None or query.wants(file_role(record.path))
+        return record is None or query.wants(role_of(record))
     return want
+
+
+def role_of(place: Placed) -> Role:
+    """A candidate's role: its file's, or a test's for test code kept in a source file
+    (a Rust `#[cfg(test)] mod tests`, a Zig `test` block: ingest/chunk.py)."""
+    return Role.TEST if place.kind == TEST_KIND else file_role(place.path)
 
 
 def apply(scores: Scores, ctx: Context) -> Scores:
@@ -72,7 +78,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     out: Scores = {}
     for cid, score in scores.items():
         record = ctx.records.get(cid)
-        role = file_role(record.path) if record is not None else Role.SOURCE
+        role = role_of(record) if record is not None else Role.SOURCE
         factor = 1.0 if ctx.query.wants(role) else FACTORS[role]
         if cid in agreed:  # evidence from two rankings halves the prior's effect
             factor = factor ** 0.5

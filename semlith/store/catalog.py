@@ -327,7 +327,7 @@ class Catalog(ThreadConnections):
     def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
         """Where the chunks among `ids` that exist are, by id (their text unread)."""
         return {row[0]: ChunkPlace(*row)
-                for row in self._by_id("c.id, f.path, c.start_line, c.end_line", ids)}
+                for row in self._by_id("c.id, f.path, c.start_line, c.end_line, c.kind", ids)}
 
     def _by_id(self, columns: str, ids: Sequence[int]) -> list[tuple[Any, ...]]:
         if not len(ids):

@@ -56,7 +56,7 @@ ID_BATCH = 1_000  # ids per delete / fetch expression
 Rows = Callable[[Sequence[int]], list[ChunkExport]]
 # A row's fields that make a ChunkRecord, in its order.
 _RECORD = ("local_id", "path", "ordinal", "start_line", "end_line", "kind", "symbol", "text")
-_PLACE = ("local_id", "path", "start_line", "end_line")
+_PLACE = ("local_id", "path", "start_line", "end_line", "kind")
 
 
 def _record(row: dict[str, Any]) -> ChunkRecord:

@@ -269,7 +269,7 @@ def test_query_compiles_with_known_captures_only(language: str) -> None:
     query = Query(get_language(language), query_text(source))
     for i in range(query.capture_count):
         capture = query.capture_name(i)
-        assert capture in ("name", "clause") or capture.startswith("_") or \
+        assert capture in ("name", "clause", "test") or capture.startswith("_") or \
             capture.removeprefix("definition.") in KINDS, capture
 
 

@@ -9,7 +9,7 @@ from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.pipeline import DEPTH, REACH, places, rank
 from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
-from semlith.roles import Role, file_role
+from semlith.roles import TEST_KIND, Role, file_role
 from semlith.text import doer
 from semlith.types import ChunkRecord
 from semlith.weights import Weights
@@ -66,6 +66,18 @@ def test_a_test_word_naming_a_thing_does_not_ask_for_tests(text: str, asks: bool
     assert (Role.TEST in analyse(text).asks) is asks
 
 
+def test_test_code_in_a_source_file_is_weighed_as_a_test() -> None:
+    """A Rust `#[cfg(test)] mod tests` at the foot of `src/parse.rs`: its chunks (kind
+    `test`) repeat the names they test and scored as the source does."""
+    recs = {1: ChunkRecord(1, "src/parse.rs", 1, 1, 20, "function", "parse", "text"),
+            2: ChunkRecord(2, "src/parse.rs", 2, 30, 60, TEST_KIND, "parses", "text")}
+    scores = {1: 0.9, 2: 1.0}
+    assert best_first(priors.apply(scores, ctx("how is a header parsed", recs, priors=1))) \
+        == [1, 2]
+    asked = priors.apply(scores, ctx("where are the tests for parsing", recs, priors=1))
+    assert best_first(asked) == [2, 1]
+
+
 def test_priors_step_aside_when_the_query_names_the_role() -> None:
     recs = records("tests/test_router.py", "src/router.py")
     scores = {1: 1.0, 2: 0.9}
@@ -87,6 +99,10 @@ def test_roles_follow_each_ecosystems_test_convention() -> None:
     assert file_role("src/uri/tests.rs") is Role.TEST
     assert file_role("src/test.zig") is Role.TEST
     assert file_role("src/attest.rs") is Role.SOURCE
+    # Fuzzing harnesses: cargo-fuzz's `fuzz/fuzz_targets/`, OSS-Fuzz's `fuzzing/`.
+    assert file_role("fuzz/fuzz_targets/parse_request.rs") is Role.TEST
+    assert file_role("tests/fuzzing/json.c") is Role.TEST
+    assert file_role("src/fuzzy.py") is Role.SOURCE
 
 
 @pytest.mark.parametrize(("path", "role"), [

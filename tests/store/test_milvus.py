@@ -618,3 +618,38 @@ def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
                           scope=EVERY).hits
     assert hits and {h.path for h in hits} <= {"auth/tokens.go"}
     library.close()
+
+
+def test_a_mirror_ranks_test_code_in_a_source_file_as_its_indexer_does(
+        tmp_path: Path, settings: Settings, backend: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunks of a Rust `#[cfg(test)] mod tests` are of kind `test`; a mirror (no
+    catalog) reads that kind from the engine's rows (`places`) for its ranking."""
+    cases = "".join(f"""
+    #[test]
+    fn parse_header_value_case_{n}() {{
+        let header = "a; b; parse; header; value {n}";
+        assert_eq!(parse_header(header).len(), 5, "parse header value");
+    }}
+""" for n in range(12))
+    root = tmp_path / "origin"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "header.rs").write_text(
+        "/// Parse a header value into its parts.\n"
+        "pub fn parse_header(value: &str) -> Vec<&str> {\n"
+        "    value.split(';').map(str::trim).collect()\n}\n\n"
+        f"#[cfg(test)]\nmod tests {{\n    use super::*;\n{cases}}}\n")
+    library = _library(settings)
+    library.index([str(root)], model="test-hash", backend=backend)
+    query, origin = "parse a header value", Scope(("origin",))
+    expected = [(h.locator, h.kind) for h in library.search(query, k=5, scope=origin).hits]
+    library.close()
+    assert expected[0] == ("src/header.rs:1-4", "function")
+    assert {kind for _, kind in expected[1:]} == {"test"}
+    shutil.rmtree(root)
+    monkeypatch.setenv("SEMLITH_HOME", str(tmp_path / "reader-home"))
+    reader = _library(Settings.load())
+    reader.attach(f"{backend}?repo=origin")
+    assert [(h.locator, h.kind) for h in reader.search(query, k=5, scope=origin).hits] \
+        == expected
+    reader.close()
