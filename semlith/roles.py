@@ -60,6 +60,9 @@ _TEST_NAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset({".sh", ".bash"}), re.compile(r"^.+[._-]test$")),
 )
 _SOURCE_SET_TEST = re.compile(r"^[a-z][A-Za-z0-9]*Test$")  # camelCase: `jvmTest`, not `latest`
+# A project or package of tests named for what it tests: .NET's `Serilog.Tests/`,
+# `Foo.UnitTests/`, `Foo.Specs/`, and `runtime-tests/` (lower-cased folder names).
+_TEST_PROJECT = re.compile(r"^[^.].*\.(\w*tests?|specs?)$|^.+-tests$")
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "guide", "guides", "manual",
                        "man", "site", "website", "wiki"})
 _PROSE = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc",
@@ -134,7 +137,8 @@ def file_role(path: str) -> Role:
         return Role.CHANGELOG
     if (prose or suffix == "") and _COMMUNITY.match(stem):
         return Role.COMMUNITY
-    if folders & _TEST_DIRS or _test_name(original) or _test_source_set(original):
+    if folders & _TEST_DIRS or _test_name(original) or _test_source_set(original) or \
+            any(_TEST_PROJECT.match(folder) for folder in folders):
         return Role.TEST
     if folders & _EXAMPLE_DIRS:
         return Role.EXAMPLE

@@ -103,6 +103,13 @@ def test_roles_follow_each_ecosystems_test_convention() -> None:
     assert file_role("fuzz/fuzz_targets/parse_request.rs") is Role.TEST
     assert file_role("tests/fuzzing/json.c") is Role.TEST
     assert file_role("src/fuzzy.py") is Role.SOURCE
+    # .NET test projects named for what they test, and `*-tests` packages.
+    assert file_role("src/Newtonsoft.Json.Tests/Support/Comparer.cs") is Role.TEST
+    assert file_role("Foo.UnitTests/Helpers.cs") is Role.TEST
+    assert file_role("runtime-tests/deno/app.ts") is Role.TEST
+    assert file_role("src/Newtonsoft.Json/JsonConvert.cs") is Role.SOURCE
+    assert file_role("lib/rails/generators/rails/system_test/system_test_generator.rb") \
+        is Role.SOURCE  # the generator of system tests
 
 
 @pytest.mark.parametrize(("path", "role"), [
