@@ -16,3 +16,21 @@
 (block (assignment_statement
   (variable_list . name: [(identifier) @name (dot_index_expression field: (identifier) @name)])
   (expression_list . value: (function_definition))) @definition.function)
+; A function assigned by a string key (`M["x-y"] = function`, busted-style
+; `tests["parses a line"] = function`), named by the string.
+(chunk (assignment_statement
+  (variable_list . name: (bracket_index_expression field: (string content: (string_content) @name)))
+  (expression_list . value: (function_definition))) @definition.function)
+(block (assignment_statement
+  (variable_list . name: (bracket_index_expression field: (string content: (string_content) @name)))
+  (expression_list . value: (function_definition))) @definition.function)
+; A function in a table constructor: a module returned as a table (`return { setup =
+; function(opts) ... end }`), a metatable's `__call = function(self, ...)`.
+(field name: [(identifier) @name (string content: (string_content) @name)]
+  value: (function_definition)) @definition.function
+; A local bound to what a function called on the spot returns (`local gen = (function()
+; ... end)()`): the function that builds it is its definition.
+(variable_declaration (assignment_statement
+  (variable_list . name: (identifier) @name)
+  (expression_list . value: (function_call name: (parenthesized_expression
+    (function_definition)))))) @definition.function

@@ -18,6 +18,7 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
+from semlith.ingest.definitions import find_definitions
 from semlith.ingest.queries import query_text
 from semlith.languages import language_of
 from tests.grammar_checks import (
@@ -278,3 +279,19 @@ def test_parsing_needs_no_network(case: Case, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the grammars ship compiled in the wheel
     _, chunked = chunked_fixture(case.fixture)
     assert chunked.strategy == "definitions" and chunked.symbols
+
+
+def test_lua_functions_in_tables_by_string_keys_and_built_on_the_spot() -> None:
+    """Lua modules returned as tables, metatables, string keys (busted's `tests["..."]`)
+    and an immediately called builder were chunks without a definition (issue #21)."""
+    source = (
+        'local M = {\n  setup = function(opts) return opts end,\n'
+        '  ["run"] = function() end,\n}\n'
+        'tests["parses a line"] = function() end\n'
+        'local gen = (function()\n  return 1\nend)()\n'
+        'local mt = setmetatable({}, {\n  __call = function(self, key) return key end,\n})\n')
+    found = [(d.name, d.kind, d.start_line, d.end_line)
+             for d in find_definitions(source, language_of("m.lua"))]
+    assert found == [("setup", "function", 2, 2), ("run", "function", 3, 3),
+                     ("parses a line", "function", 5, 5), ("gen", "function", 6, 8),
+                     ("__call", "function", 10, 10)]
