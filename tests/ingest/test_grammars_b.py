@@ -128,6 +128,7 @@ CASES = [
         ("Chargeable", "interface", 9, 13),
         ("Chargeable.amount", "method", 11, 12),
         ("PaymentMethod", "enum", 15, 22),
+        ("PaymentMethod.label", "method", 20, 21),  # a computed property
         ("Line", "struct", 24, 29),
         ("Invoice", "class", 31, 81),
         ("Invoice.init", "method", 37, 40),
