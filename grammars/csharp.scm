@@ -1,5 +1,6 @@
 ; C#: namespaces (module), classes, records, structs, interfaces, enums, delegates and
-; `using X = ...` aliases (type), methods, constructors, local functions, and `const` or
+; `using X = ...` aliases (type), methods, constructors, local functions, properties with
+; code (an accessor with a body, `=> expr`: methods; not `{ get; set; }`), and `const` or
 ; `static readonly` fields (constant).
 ; Attributes (`[Obsolete]`) are `attribute_list` children of the declaration itself.
 ; A file-scoped `namespace X;` is one line holding nothing (like Java's `package`): skipped.
@@ -20,6 +21,10 @@
 (constructor_declaration name: (identifier) @name) @definition.method
 (destructor_declaration name: (identifier) @name) @definition.method
 (local_function_statement name: (identifier) @name) @definition.function
+(property_declaration name: (identifier) @name
+  accessors: (accessor_list (accessor_declaration body: (_)))) @definition.method
+(property_declaration name: (identifier) @name value: (arrow_expression_clause))
+  @definition.method
 (field_declaration [(modifier "const") ((modifier "static") (modifier "readonly"))]
   (variable_declaration (variable_declarator name: (identifier) @name)))
   @definition.constant

@@ -196,6 +196,7 @@ CASES = [
         ("Example.Jobs.Scheduler", "class", 29, 98),
         ("Example.Jobs.Scheduler.MaxQueued", "constant", 33, 34),
         ("Example.Jobs.Scheduler.Scheduler", "method", 39, 42),
+        ("Example.Jobs.Scheduler.Count", "method", 44, 45),  # a property with code
         ("Example.Jobs.Scheduler.Enqueue", "method", 47, 55),
         ("Example.Jobs.Scheduler.RunDueAsync", "method", 57, 89),
         ("Example.Jobs.Scheduler.Slot", "struct", 91, 97),
