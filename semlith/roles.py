@@ -34,7 +34,8 @@ class Role(StrEnum):
 
 
 # The kind of a chunk of test code kept in a source file (a Rust `#[cfg(test)] mod tests`,
-# a Zig `test` block): ingest/chunk.py marks it, search weighs it as Role.TEST.
+# a Zig `test` block): the chunk planner (ingest/plan.py) marks it, search weighs it as a
+# test (ranking/priors.py).
 TEST_KIND = "test"
 
 

@@ -174,7 +174,7 @@ class ChunkPlace:
     path: str
     start_line: int
     end_line: int
-    kind: str = ""  # `test`: test code in a source file (ingest/chunk.py, _tests_marked)
+    kind: str = ""  # `test`: test code kept in a source file (ingest/plan.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ def wanted(query: Query, records: Places, strength: float) -> Callable[[int], bo
 
 def role_of(place: Placed) -> Role:
     """A candidate's role: its file's, or a test's for test code kept in a source file
-    (a Rust `#[cfg(test)] mod tests`, a Zig `test` block: ingest/chunk.py)."""
+    (a Rust `#[cfg(test)] mod tests`, a Zig `test` block: ingest/plan.py)."""
     return Role.TEST if place.kind == TEST_KIND else file_role(place.path)
 
 
