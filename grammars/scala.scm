@@ -1,5 +1,6 @@
 ; Scala: classes, traits, objects (modules), enums, functions (with or without a body),
-; type aliases, and capitalised `val`s of objects and packages (constants).
+; type aliases, capitalised `val`s of objects and packages (constants), and Scala 3's
+; `given` instances (impl: named, or by the type they give, like a Rust impl).
 (class_definition name: (identifier) @name) @definition.class
 (trait_definition name: (identifier) @name) @definition.interface
 (object_definition name: (identifier) @name) @definition.module
@@ -11,3 +12,7 @@
   (val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant))
 (compilation_unit
   (val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant)
+(given_definition name: (identifier) @name) @definition.impl
+(given_definition !name
+  return_type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])
+  @definition.impl

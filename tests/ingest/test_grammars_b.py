@@ -18,6 +18,7 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
+from semlith.ingest.chunk import chunk_file
 from semlith.ingest.definitions import find_definitions
 from semlith.ingest.queries import query_text
 from semlith.languages import language_of
@@ -296,3 +297,17 @@ def test_lua_functions_in_tables_by_string_keys_and_built_on_the_spot() -> None:
     assert found == [("setup", "function", 2, 2), ("run", "function", 3, 3),
                      ("parses a line", "function", 5, 5), ("gen", "function", 6, 8),
                      ("__call", "function", 10, 10)]
+
+
+def test_scala_3_givens_are_impls_named_or_by_the_type_they_give() -> None:
+    source = ("object Codecs:\n"
+              "  given intCodec: Codec[Int] with\n"
+              "    def encode(x: Int): String = x.toString\n"
+              "  given Codec[String] = StringCodec()\n"
+              "  extension (s: String)\n"
+              "    def shout: String = s.toUpperCase\n")
+    symbols = chunk_file(source, language_of("c.scala")).symbols
+    assert [(s.qualname, s.kind) for s in symbols] == [
+        ("Codecs", "module"), ("Codecs.intCodec", "impl"),
+        ("Codecs.intCodec.encode", "method"), ("Codecs.Codec", "impl"),
+        ("Codecs.shout", "function")]
