@@ -222,10 +222,7 @@ class _Planner:
         label = most if len(defs) > 1 and not opens and most is not None and \
             2 * lines > end - start + 1 else holder
         kept = holder.name if holder is not None and holder is not label else ""
-        # Test code kept in a source file (a Rust `#[cfg(test)] mod tests`, a Zig `test`
-        # block: `Definition.test`) is of kind `test`, for search to weigh as a test.
-        test = any(d.test for d in context) or (bool(defs) and all(d.test for d in defs))
-        kind = TEST_KIND if test else label.kind if label else "code"
+        kind = TEST_KIND if _is_test(context, defs) else label.kind if label else "code"
         self.chunks.append(Chunk(start, end, text, kind, label.name if label else "",
                                  path(context), kept))
 
@@ -246,7 +243,7 @@ class _Planner:
                 context: tuple[Definition, ...], owner: Definition | None) -> None:
         """Split lines [start, end] at statement starts (`cuts`) where possible."""
         kind, symbol = (owner.kind, owner.name) if owner else ("code", "")
-        kind = TEST_KIND if any(d.test for d in context) else kind
+        kind = TEST_KIND if _is_test(context) else kind
         s = start
         while s <= end and len(self.chunks) < MAX_CHUNKS_PER_FILE:
             self.check()
@@ -266,6 +263,14 @@ class _Planner:
                 stop = end  # a last sliver joins this part rather than stand alone
             self.emit([_Item(s, stop, None)], context, owner)
             s = stop + 1
+
+
+def _is_test(context: tuple[Definition, ...], defs: Sequence[Definition] = ()) -> bool:
+    """Whether a chunk is test code kept in a source file (a Rust `#[cfg(test)] mod
+    tests`, a Zig `test` block: `Definition.test`), of kind `test` for search to weigh as
+    a test: inside a test definition, or holding only test definitions (`_apart` keeps
+    the others out)."""
+    return any(d.test for d in context) or (bool(defs) and all(d.test for d in defs))
 
 
 def _apart(group: list[_Item], item: _Item) -> bool:
