@@ -1,6 +1,6 @@
 """What a query is made of, read once per search for every list and signal: its words,
 their stems, its keyword terms, the identifiers it names, which kinds of file it asks
-for by name, and whether it names a version."""
+for by name, whether it names a version and which operating systems it names."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from semlith.ingest.chunk import split_identifiers
+from semlith.ranking.platforms import named_platforms
 from semlith.ranking.versions import names_version
 from semlith.roles import Role
 from semlith.store.keywords import fts_terms
@@ -79,6 +80,7 @@ class Query:
     terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (store/keywords.py)
     split: str = ""  # the identifiers' parts (`parseHTTP` -> "parse http"), for BM25 engines
     names_version: bool = False  # "the v1 api": old copies keep their place (versions.py)
+    platforms: frozenset[str] = frozenset()  # "on Windows": its variants keep their place
     # Its words as file names are read (ranking/paths.py): camelCase words in their parts
     # (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stems, doers.
     file_words: frozenset[str] = frozenset()
@@ -105,7 +107,7 @@ def analyse(text: str) -> Query:
     asks = _asks(raw)
     return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
                  fts_terms(text), split_identifiers(text), names_version(text),
-                 _file_words(tokens))
+                 named_platforms(text), _file_words(tokens))
 
 
 def _file_words(tokens: list[str]) -> frozenset[str]:

@@ -256,3 +256,41 @@ def test_a_failed_search_waits_for_its_keyword_lists(
         with pytest.raises(RuntimeError, match="the model is gone"):
             searcher.search("walrus")
         assert finished.is_set()  # the worker is done before the store may close
+
+
+@pytest.mark.parametrize(("path", "platform"), [
+    ("src/win/core.c", "windows"), ("src/unix/core.c", None), ("src/unix/linux.c", "linux"),
+    ("src/unix/random-sysctl-linux.c", "linux"), ("internal/poll/fd_windows.go", "windows"),
+    ("internal/poll/fd_unix.go", None), ("src/sys/windows/mod.rs", "windows"),
+    ("src/darwin/proctitle.c", "macos"), ("src/bsd-ifaddrs.c", None),  # a family: portable
+    ("lib/hmac.c", None), ("net/mac_address.go", None), ("src/sunos.c", "solaris"),
+])
+def test_a_path_names_the_platform_it_is_for(path: str, platform: str | None) -> None:
+    from semlith.ranking.platforms import platform_of
+
+    assert platform_of(path) == platform
+
+
+def test_a_question_names_platforms_in_its_words() -> None:
+    assert analyse("how are pipes opened on Windows").platforms == {"windows"}
+    assert analyse("Mac OS and Linux file watching").platforms == {"macos", "linux"}
+    assert analyse("how is the event loop run").platforms == frozenset()
+
+
+def test_a_platform_variant_ranks_below_the_portable_code(
+        make_store: Callable[..., Store]) -> None:
+    """The Windows copy matches better; the portable one still comes first, unless the
+    question names Windows (then both rank as with the priors off)."""
+    files = {"src/win/loop.c": ["walrus loop run"], "src/unix/loop.c": ["walrus loop"]}
+    searcher = _store_of(make_store, files)
+    model = HashEmbedder("test-model")
+    off = Searcher(searcher.stores, EmbedderPool(lambda n: model), Weights(priors=0))
+
+    def ranked(s: Searcher, question: str) -> list[tuple[str, float]]:
+        return [(h.path, round(h.score, 6)) for h in s.search(question, k=2)]
+
+    assert ranked(off, "walrus loop run")[0][0] == "src/win/loop.c"
+    assert [p for p, _ in ranked(searcher, "walrus loop run")] == [
+        "src/unix/loop.c", "src/win/loop.c"]
+    assert ranked(searcher, "walrus loop run on Windows") == \
+        ranked(off, "walrus loop run on Windows")
