@@ -8,7 +8,7 @@ and nothing else; the indexer writes what it returns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import xxhash
 
@@ -16,11 +16,12 @@ from semlith.edge_index import file_edges
 from semlith.ingest.chunk import Chunked, chunk_file
 from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
-from semlith.ingest.generated import check_generated
+from semlith.ingest.generated import check_generated, marked_generated
 from semlith.ingest.graph import FileEdges
 from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.walk import Candidate
 from semlith.languages import language_of
+from semlith.roles import GENERATED_KIND
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +55,11 @@ def cut(item: Candidate) -> Cut:
     # After the secret rules: a secret is reported as one, even in a generated file.
     check_generated(item.rel, data, opted_in=item.opted_in)
     language = language_of(item.rel)
-    return Cut(digest, chunk_file(document.text, language), document.redacted,
-               file_edges(document.text, language))
+    chunked = chunk_file(document.text, language)
+    if marked_generated(item.rel, data):  # kept, and weighed as generated
+        chunked = replace(chunked, chunks=[replace(c, kind=GENERATED_KIND)
+                                           for c in chunked.chunks])
+    return Cut(digest, chunked, document.redacted, file_edges(document.text, language))
 
 
 def withholds(item: Candidate) -> bool:

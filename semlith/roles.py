@@ -37,6 +37,9 @@ class Role(StrEnum):
 # a Zig `test` block): the chunk planner (ingest/plan.py) marks it, search weighs it as a
 # test (ranking/priors.py).
 TEST_KIND = "test"
+# The kind of every chunk of a small file whose header says a tool wrote it (`// Code
+# generated ... DO NOT EDIT.`: ingest/generated.py; large ones are not indexed at all).
+GENERATED_KIND = "generated"
 
 
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "t",

@@ -174,7 +174,7 @@ class ChunkPlace:
     path: str
     start_line: int
     end_line: int
-    kind: str = ""  # `test`: test code kept in a source file (ingest/plan.py)
+    kind: str = ""  # `test`: test code kept in a source file (ingest/plan.py); `generated`
 
 
 @dataclass(frozen=True, slots=True)
