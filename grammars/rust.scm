@@ -27,3 +27,11 @@
   (#eq? @_name "test"))
 ((attribute_item (attribute (identifier) @_cfg arguments: (token_tree . (identifier) @_arg .)))
   @test (#eq? @_cfg "cfg") (#eq? @_arg "test"))
+; `#![cfg(test)]` inside a module makes it a test module, and at the top of a file (a
+; `tests.rs` under any name) the whole file: `@test.file` marks every definition in it.
+((mod_item body: (declaration_list (inner_attribute_item (attribute (identifier) @_cfg
+    arguments: (token_tree . (identifier) @_arg .))))) @test
+  (#eq? @_cfg "cfg") (#eq? @_arg "test"))
+((source_file (inner_attribute_item (attribute (identifier) @_cfg
+    arguments: (token_tree . (identifier) @_arg .)))) @test.file
+  (#eq? @_cfg "cfg") (#eq? @_arg "test"))

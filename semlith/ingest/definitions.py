@@ -165,10 +165,12 @@ def find_definitions(text: str, language: Language) -> list[Definition]:
     found: dict[tuple[int, int], Definition] = {}
     clauses: dict[tuple[int, int], Any] = {}
     marks: set[int] = set()  # rows of `@test` marks: `#[test]`, `#[cfg(test)]`, Zig `test`
+    whole = False  # a `@test.file` mark: the file is test code (Rust's `#![cfg(test)]`)
     try:
         tree = _parse(str(language.grammar), data, deadline)
         for captures in _matches(query, tree, len(data), deadline):
             marks.update(n.start_point.row + 1 for n in captures.get("test", ()))
+            whole = whole or "test.file" in captures
             _add(found, clauses, captures, lines, data)
     except ParseFailed:
         raise
@@ -178,7 +180,7 @@ def find_definitions(text: str, language: Language) -> list[Definition]:
     rows = sorted(marks)
     for d in found.values():  # a mark among the lines a definition starts with
         at = bisect.bisect_left(rows, d.start_line)
-        d.test = at < len(rows) and rows[at] <= d.def_line
+        d.test = whole or (at < len(rows) and rows[at] <= d.def_line)
     return sorted(found.values(), key=lambda d: (d.span[0], -d.span[1]))
 
 

@@ -69,6 +69,27 @@ def test_test_code_and_the_code_it_tests_share_no_chunk() -> None:
         (1, 4, "function"), (6, 7, "test"), (9, 10, "function"), (12, 28, "test")]
 
 
+def test_an_inner_cfg_test_attribute_makes_its_module_or_its_file_test_code() -> None:
+    """`#![cfg(test)]` inside a module marks the module; at the top of a file (a file of
+    tests whatever its name), every definition in it."""
+    module = textwrap.dedent("""\
+        pub fn parse(value: &str) -> u32 { value.len() as u32 }
+
+        mod checks {
+            #![cfg(test)]
+            use super::*;
+
+            fn parse_counts_bytes() { assert_eq!(parse("ab"), 2); }
+        }
+        """)
+    assert kinds(module, "src/lib.rs", 800) == [(1, 1, "function"), (3, 8, "test")]
+    whole = "#![cfg(test)]\n\nuse super::*;\n\n" + module.replace("mod checks", "mod more")
+    assert {kind for start, _, kind in kinds(whole, "src/parse_checks.rs", 60)
+            if start > 4} == {"test"}
+    other = kinds(module.replace("#![cfg(test)]", "#![cfg(unix)]"), "src/lib.rs", 800)
+    assert "test" not in {kind for _, _, kind in other}  # another `cfg`: packed with it
+
+
 def test_a_zig_test_block_is_a_test_chunk() -> None:
     zig = textwrap.dedent("""\
         const std = @import("std");

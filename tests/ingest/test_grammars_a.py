@@ -267,7 +267,7 @@ def test_query_compiles_with_known_captures_only(language: str) -> None:
     captures = {query.capture_name(i) for i in range(query.capture_count)}
     helpers = {c for c in captures if c.startswith("_")}  # only read by predicates
     assert "name" in captures
-    known = {"name", "qualifier", "test"} | {f"definition.{kind}" for kind in KINDS}
+    known = {"name", "qualifier", "test", "test.file"} | {f"definition.{kind}" for kind in KINDS}
     assert captures - helpers <= known
 
 
