@@ -4,9 +4,9 @@ A portable library keeps one implementation per platform (`src/unix/` beside
 `src/win/`, Go's `poll_windows.go` beside `poll_unix.go`, Rust's `sys/windows/`, a
 `linux.c` and a `sunos.c` beside the shared `core.c`). A question that names no
 platform ("how is the event loop run") wants the shared code first and the variants
-after it; the variants match its words as well and took the first slots (issue #21: a platform
-twin put first is one of the misses left on the repository trees, docs/performance.md
-"A learned ranker").
+after it; the variants match its words as well and took the first slots (issue #21: a
+platform twin put first is one of the misses left on the repository trees,
+docs/performance.md "A learned ranker").
 
 A path names a platform when a folder is an operating system's name or a word of the
 file's name is (split at `_`, `-` and `.`: `fs_windows.go`, `random-sysctl-linux.c`).

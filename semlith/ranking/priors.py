@@ -51,7 +51,7 @@ FACTORS: dict[Role, float] = {
     Role.SNAPSHOT: STRONG,
 }
 # One operating system's variant of portable code (ranking/platforms.py), unless the
-# question names the system: the factor above times this. Libuv's packages scored
+# question names the system: the factor above times this. libuv's package scored
 # 0.578 / 0.693 / 0.744 NDCG@10 at 1 / 0.75 / 0.42 (no other corpus moved); the milder
 # is kept, since no development question wants a variant and the cost cannot be seen.
 PLATFORM = 0.75
