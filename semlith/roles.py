@@ -40,6 +40,8 @@ TEST_KIND = "test"
 # The kind of every chunk of a small file whose header says a tool wrote it (`// Code
 # generated ... DO NOT EDIT.`: ingest/generated.py; large ones are not indexed at all).
 GENERATED_KIND = "generated"
+# What such a chunk weighs as, whatever its file's role (ranking/priors.py).
+KIND_ROLES = {TEST_KIND: Role.TEST, GENERATED_KIND: Role.GENERATED}
 
 
 _TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "t",

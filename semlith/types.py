@@ -174,7 +174,9 @@ class ChunkPlace:
     path: str
     start_line: int
     end_line: int
-    kind: str = ""  # `test`: test code kept in a source file (ingest/plan.py); `generated`
+    # `test`: test code kept in a source file (ingest/plan.py); `generated`: a chunk of a
+    # small generated file (cutting.py). Both weigh by `roles.KIND_ROLES`.
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)

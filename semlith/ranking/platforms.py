@@ -18,7 +18,9 @@ platforms it names as they are (ranking/priors.py applies the factor).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+from collections.abc import Sequence
 
 # Each system's names in paths and questions -> one name. Names that mean something
 # else in code too often (`mac` of MAC addresses, `dos`, `nt`) are left out.
@@ -37,7 +39,6 @@ _NAMES: dict[str, str] = {
     "hurd": "hurd", "wasi": "wasi", "emscripten": "emscripten",
 }
 _FILE_WORD = re.compile(r"[_.\-]")
-_QUERY_WORD = re.compile(r"[a-z0-9]+")
 # How questions name them beside the names above ("Mac OS", "z/OS" are two words).
 _QUERY_PAIRS = {("mac", "os"): "macos", ("z", "os"): "zos"}
 
@@ -45,22 +46,17 @@ _QUERY_PAIRS = {("mac", "os"): "macos", ("z", "os"): "zos"}
 @functools.lru_cache(maxsize=65536)
 def platform_of(path: str) -> str | None:
     """The operating system `path` (relative, posix separators) is specific to, or None
-    for portable code."""
-    parts = path.lower().split("/")
-    for folder in parts[:-1]:
-        if folder in _NAMES:
-            return _NAMES[folder]
-    stem = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
-    for word in _FILE_WORD.split(stem):
-        if word in _NAMES:
-            return _NAMES[word]
-    return None
+    for portable code: the first of its folders, then of its file name's words, that names
+    one."""
+    *folders, name = path.lower().split("/")
+    return next((_NAMES[w] for w in (*folders, *_FILE_WORD.split(name)) if w in _NAMES),
+                None)
 
 
-def named_platforms(query: str) -> frozenset[str]:
-    """The operating systems a question names ("on Windows", "macOS", "Mac OS")."""
-    words = _QUERY_WORD.findall(query.lower())
+def named_platforms(words: Sequence[str]) -> frozenset[str]:
+    """The operating systems a question names ("on Windows", "macOS", "Mac OS"), from its
+    lower-cased words (`query.analyse`)."""
     named = {_NAMES[w] for w in words if w in _NAMES}
-    named.update(name for pair, name in _QUERY_PAIRS.items()
-                 if any(pair == tuple(words[i:i + 2]) for i in range(len(words) - 1)))
+    named.update(_QUERY_PAIRS[pair] for pair in itertools.pairwise(words)
+                 if pair in _QUERY_PAIRS)
     return frozenset(named)

@@ -27,7 +27,7 @@ from semlith.ranking.context import Context, Placed, Places, Scores
 from semlith.ranking.platforms import platform_of
 from semlith.ranking.query import Query
 from semlith.ranking.versions import old_copies
-from semlith.roles import GENERATED_KIND, TEST_KIND, Role, file_role
+from semlith.roles import KIND_ROLES, Role, file_role
 
 # Mild: often what a question wants when it says so, plausible neighbours otherwise.
 # Strong: almost never the answer to a question about behaviour. Measured as 0.75 and
@@ -74,9 +74,7 @@ def role_of(place: Placed) -> Role:
     """A candidate's role: its file's, a test's for test code kept in a source file (a
     Rust `#[cfg(test)] mod tests`, a Zig `test` block: ingest/plan.py), or generated for
     a small file whose header says a tool wrote it (cutting.py)."""
-    if place.kind == TEST_KIND:
-        return Role.TEST
-    return Role.GENERATED if place.kind == GENERATED_KIND else file_role(place.path)
+    return KIND_ROLES.get(place.kind) or file_role(place.path)
 
 
 def apply(scores: Scores, ctx: Context) -> Scores:

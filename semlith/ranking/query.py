@@ -107,7 +107,7 @@ def analyse(text: str) -> Query:
     asks = _asks(raw)
     return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
                  fts_terms(text), split_identifiers(text), names_version(text),
-                 named_platforms(text), _file_words(tokens))
+                 named_platforms(raw), _file_words(tokens))
 
 
 def _file_words(tokens: list[str]) -> frozenset[str]:
