@@ -31,6 +31,7 @@ class Role(StrEnum):
     DECLARATIONS = "declarations"  # type stubs: .d.ts, .pyi
     CONFIG = "config"  # build manifests, CI, lint and tool settings
     SNAPSHOT = "snapshot"  # recorded test outputs: .snap, .stderr, __snapshots__
+    PREAMBLE = "preamble"  # a file's licence banner and imports (a chunk kind, not a path)
 
 
 # The kind of a chunk of test code kept in a source file (a Rust `#[cfg(test)] mod tests`,
@@ -40,6 +41,9 @@ TEST_KIND = "test"
 # The kind of every chunk of a small file whose header says a tool wrote it (`// Code
 # generated ... DO NOT EDIT.`: ingest/generated.py; large ones are not indexed at all).
 GENERATED_KIND = "generated"
+# The kind of a chunk that is only a file's licence banner, package line and imports,
+# above its first definition (ingest/preamble.py).
+PREAMBLE_KIND = "preamble"
 # What such a chunk weighs as, whatever its file's role (ranking/priors.py).
 KIND_ROLES = {TEST_KIND: Role.TEST, GENERATED_KIND: Role.GENERATED}
 

@@ -28,6 +28,7 @@ from semlith.ingest.plan import (
     nest,
     plan,
 )
+from semlith.ingest.preamble import mark_preambles
 from semlith.languages import Language
 
 # Chunk, MAX_CHUNKS_PER_FILE and hard_split live with the planner that makes them; this
@@ -142,7 +143,7 @@ def chunk_file(text: str, language: Language | None = None, *,
         return Chunked(line_windows(text, max_chars=max_chars), [], "lines (nested too deep)")
     except PlanOverdue as exc:
         return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
-    return Chunked(chunks, _symbols(roots, chunks), "definitions")
+    return Chunked(mark_preambles(chunks), _symbols(roots, chunks), "definitions")
 
 
 def strategy_of(language: Language) -> str:

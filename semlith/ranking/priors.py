@@ -16,7 +16,8 @@ NDCG@10 on whole packages and was dropped (docs/performance.md, "Ranking").
 Old copies kept beside the current code (`v1/` beside `v2/` or beside the unversioned
 tree) are legacy for a question that names no version (semlith/ranking/versions.py);
 one operating system's variant of portable code (`src/win/`, `fs_windows.go`) ranks
-below the portable code for a question that names no platform (ranking/platforms.py).
+below the portable code for a question that names no platform (ranking/platforms.py);
+a file's preamble (its banner and imports: ingest/preamble.py) ranks below its code.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from semlith.ranking.context import Context, Placed, Places, Scores
 from semlith.ranking.platforms import platform_of
 from semlith.ranking.query import Query
 from semlith.ranking.versions import old_copies
-from semlith.roles import KIND_ROLES, Role, file_role
+from semlith.roles import KIND_ROLES, PREAMBLE_KIND, Role, file_role
 
 # Mild: often what a question wants when it says so, plausible neighbours otherwise.
 # Strong: almost never the answer to a question about behaviour. Measured as 0.75 and
@@ -49,6 +50,10 @@ FACTORS: dict[Role, float] = {
     Role.VENDORED: STRONG,
     Role.GENERATED: STRONG,
     Role.SNAPSHOT: STRONG,
+    # A file's banner and imports above its code (a chunk kind: ingest/preamble.py), on
+    # top of its file's factor. 0.5 and 0.25 scored alike (docs/performance.md,
+    # "Preambles"); the milder is kept.
+    Role.PREAMBLE: 0.5,
 }
 # One operating system's variant of portable code (ranking/platforms.py), unless the
 # question names the system: the factor above times this. libuv's package scored
@@ -92,6 +97,9 @@ def apply(scores: Scores, ctx: Context) -> Scores:
         if record is not None and (platform := platform_of(record.path)) is not None \
                 and platform not in ctx.query.platforms:
             factor *= PLATFORM
+        if record is not None and record.kind == PREAMBLE_KIND \
+                and not ctx.query.wants(Role.PREAMBLE):
+            factor *= FACTORS[Role.PREAMBLE]
         if cid in agreed:  # evidence from two rankings halves the prior's effect
             factor = factor ** 0.5
         if record is not None and record.path in old:  # a copy's twin agrees with it

@@ -43,6 +43,8 @@ _ASKS: dict[Role, frozenset[str]] = {
                             "install", "makefile", "cmake", "gradle", "maven", "toml",
                             "yaml", "json"}),
     Role.SNAPSHOT: frozenset({"snapshot", "snapshots", "output", "stderr", "golden"}),
+    Role.PREAMBLE: frozenset({"import", "imports", "imported", "importing", "license",
+                              "licence", "copyright", "preamble"}),
 }
 
 

@@ -1,0 +1,96 @@
+"""A file's preamble: the licence banner, package line and imports before its first
+definition.
+
+In a file cut at its definitions, the lines above the first one become a chunk of
+their own. Where those lines are only comments and import-like statements (`package`,
+`import`, `use`, `using`, `#include`, `require`...), the chunk says what the file
+depends on and under which licence, not what it does — yet its imported names and its
+banner's words match questions as well as the code below them (the first chunk of 191
+of gson's 226 files is banner, package and imports). Such a chunk gets the kind
+`preamble` (`roles.PREAMBLE_KIND`), which search weighs below the file's code
+(ranking/priors.py). A file that is nothing but imports (a re-export module, an
+`__init__.py`) keeps its one chunk as it was: there the imports are the answer.
+
+Any other line keeps the chunk as code: a module docstring, Rust's `//!` module docs, a
+constant, a macro with a value. The patterns are conventions shared across languages,
+read line by line; a line of a multi-line import (Go's `import (`, a JavaScript
+`import {` list, a Haskell export list) is a quoted path, a name list or a closer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from semlith.ingest.plan import Chunk
+from semlith.roles import PREAMBLE_KIND
+
+_STATEMENT = (r"(package|import|using|use|namespace|require|require_once|require_relative|include|"
+              r"include_once|from|extern\s+crate|module|open|library|part)\b")
+# A line that may stand in a preamble (stripped of leading space).
+_LINE = re.compile(
+    r"$"
+    r"|//(?!!)|/\*|\*|--|\{-|-\}|;"  # comments (not Rust's `//!` module docs)
+    r"|#(?!\s*define\s+\w+\s+\S)"  # `#include`, `#pragma`, a guard's bare `#define`, `#` comments
+    r"|" + _STATEMENT +
+    r"|<\?php|\?>|declare\s*\("  # PHP's opening tag and `declare(strict_types=1);`
+    r"|['\"]use strict['\"]"
+    r"|(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\("  # CommonJS
+    r"|export\s+(\*|\{[^}]*\})\s*from\b"  # re-exports
+    r"|(\w+\s+)?\"[^\"]*\"\s*;?$"  # a quoted path in Go's `import (` block
+    r"|[(,]?\s*[\w$.']+(\s+as\s+[\w$]+)?(\s*\(\.\.\))?\s*[,;]?$"  # a name of a list
+    r"|[)}\]]+\s*(from\s.*|where)?\s*;?$"  # a list's closer: `)`, `} from 'x';`, `) where`
+)
+# A comment-only chunk is a preamble when it is a licence banner.
+_COMMENT = re.compile(r"$|//(?!!)|/\*|\*|--|\{-|-\}|;"
+                      r"|#(?!\s*(include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b)")
+_LICENCE = re.compile(r"copyright|licen[cs]e[ds]?\b|spdx-license", re.IGNORECASE)
+_IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT
+                     + r"|(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\(")
+
+
+# Lines of a comment block that hold no words of their own: pragmas, attributes, tags.
+_NO_WORDS = re.compile(r"\{-#|#!?\[|@\w")
+_MARKERS = re.compile(r"^[/*#;!{}\-\s]+")
+_DECLARES = re.compile(r"(package|module)\b")
+
+
+def is_preamble(text: str) -> bool:
+    """Whether a chunk's lines are only comments and import-like statements, one of them
+    at least an import, or only comments that hold a licence or copyright notice; and
+    none of its comments documents the file."""
+    lines = [line.strip() for line in text.split("\n")]
+    if _documents(lines):
+        return False
+    if all(_COMMENT.match(line) for line in lines):
+        return _LICENCE.search(text) is not None
+    return all(_LINE.match(line) for line in lines) and any(_IMPORT.match(line)
+                                                             for line in lines)
+
+
+def _documents(lines: list[str]) -> bool:
+    """Whether a comment block (a run of comment lines) documents the file: not a licence
+    banner, and more than two lines of words (abseil's `// variant.h ... This header file
+    defines`), or right above the package or module line (Go's `// Package chi ...`)."""
+    block: list[str] = []
+    for line in [*lines, ""]:
+        if line and _COMMENT.match(line) and not _NO_WORDS.match(line):
+            block.append(line)
+            continue
+        if block and not _LICENCE.search(" ".join(block)):
+            words = sum(1 for b in block if any(ch.isalpha() for ch in _MARKERS.sub("", b))
+                        and not _NO_WORDS.match(_MARKERS.sub("", b)))
+            if words > 2 or (words and _DECLARES.match(line)):
+                return True
+        block = []
+    return False
+
+
+def mark_preambles(chunks: list[Chunk]) -> list[Chunk]:
+    """`chunks` (a file's, cut at definitions) with each chunk outside every definition
+    that is only a preamble given the kind `preamble`; a file of one chunk is left as it
+    is."""
+    if len(chunks) < 2:
+        return chunks
+    return [replace(c, kind=PREAMBLE_KIND) if not c.symbol and c.kind == "code"
+            and is_preamble(c.text) else c for c in chunks]
