@@ -9,7 +9,8 @@ platform twin put first is one of the misses left on the repository trees,
 docs/performance.md "A learned ranker").
 
 A path names a platform when a folder is an operating system's name or a word of the
-file's name is (split at `_`, `-` and `.`: `fs_windows.go`, `random-sysctl-linux.c`).
+file's name is (split at `_`, `-` and `.`: `fs_windows.go`, `random-sysctl-linux.c`),
+or a folder is a Kotlin Multiplatform source set of one (`mingwX64Main`, `iosTest`).
 Families many systems share (`unix`, `posix`, `bsd`) are portable, not variants. A
 question that names a platform ("on Windows", "macOS", "Linux") keeps the files of the
 platforms it names as they are (ranking/priors.py applies the factor).
@@ -39,6 +40,9 @@ _NAMES: dict[str, str] = {
     "hurd": "hurd", "wasi": "wasi", "emscripten": "emscripten",
 }
 _FILE_WORD = re.compile(r"[_.\-]")
+# A Kotlin Multiplatform source set is named for its target: `linuxX64Main`,
+# `mingwX64Test`, `iosMain`; its first word is the system (`nonAppleMain` is portable).
+_SOURCE_SET = re.compile(r"([a-z][a-z0-9]*?)(?:[A-Z][A-Za-z0-9]*)?(?:Main|Test)")
 # How questions name them beside the names above ("Mac OS", "z/OS" are two words).
 _QUERY_PAIRS = {("mac", "os"): "macos", ("z", "os"): "zos"}
 
@@ -48,9 +52,10 @@ def platform_of(path: str) -> str | None:
     """The operating system `path` (relative, posix separators) is specific to, or None
     for portable code: the first of its folders, then of its file name's words, that names
     one."""
-    *folders, name = path.lower().split("/")
-    return next((_NAMES[w] for w in (*folders, *_FILE_WORD.split(name)) if w in _NAMES),
-                None)
+    *folders, name = path.split("/")
+    words = [m.group(1) if (m := _SOURCE_SET.fullmatch(f)) else f.lower() for f in folders]
+    return next((_NAMES[w] for w in (*words, *_FILE_WORD.split(name.lower()))
+                 if w in _NAMES), None)
 
 
 def named_platforms(words: Sequence[str]) -> frozenset[str]:

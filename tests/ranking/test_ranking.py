@@ -264,6 +264,14 @@ def test_a_failed_search_waits_for_its_keyword_lists(
     ("internal/poll/fd_unix.go", None), ("src/sys/windows/mod.rs", "windows"),
     ("src/darwin/proctitle.c", "macos"), ("src/bsd-ifaddrs.c", None),  # a family: portable
     ("lib/hmac.c", None), ("net/mac_address.go", None), ("src/sunos.c", "solaris"),
+    # Kotlin Multiplatform source sets, named for their targets.
+    ("okio/src/mingwX64Main/kotlin/okio/FileSystem.kt", "windows"),
+    ("okio/src/linuxMain/kotlin/okio/Posix.kt", "linux"),
+    ("okio/src/macosX64Main/kotlin/okio/A.kt", "macos"),
+    ("app/src/iosArm64Test/kotlin/A.kt", "ios"), ("okio/src/win32Main/A.kt", "windows"),
+    ("okio/src/nonAppleMain/kotlin/A.kt", None), ("okio/src/commonMain/kotlin/A.kt", None),
+    ("okio/src/jvmMain/kotlin/A.kt", None), ("okio/src/unixMain/kotlin/A.kt", None),
+    ("src/Main/Linux.kt", "linux"), ("src/LinuxHelpers/a.kt", None),
 ])
 def test_a_path_names_the_platform_it_is_for(path: str, platform: str | None) -> None:
     from semlith.ranking.platforms import platform_of
