@@ -12,9 +12,12 @@ of gson's 226 files is banner, package and imports). Such a chunk gets the kind
 `__init__.py`) keeps its one chunk as it was: there the imports are the answer.
 
 Any other line keeps the chunk as code: a module docstring, Rust's `//!` module docs, a
-constant, a macro with a value. The patterns are conventions shared across languages,
-read line by line; a line of a multi-line import (Go's `import (`, a JavaScript
-`import {` list, a Haskell export list) is a quoted path, a name list or a closer.
+constant, a macro with a value; so does a comment that documents the file rather than
+licensing it (more than two lines of words, or the comment right above the `package` or
+`module` line, as Go's package documentation is). The patterns are conventions shared
+across languages, read line by line; a line of a multi-line import (Go's `import (`, a
+JavaScript `import {` list, a Haskell export list) is a quoted path, a name list or a
+closer.
 """
 
 from __future__ import annotations
