@@ -28,28 +28,31 @@ from dataclasses import replace
 from semlith.ingest.plan import Chunk
 from semlith.roles import PREAMBLE_KIND
 
-_STATEMENT = (r"(package|import|using|use|namespace|require|require_once|require_relative|include|"
-              r"include_once|from|extern\s+crate|module|open|library|part)\b")
+_STATEMENT = (r"(package|import|using|use|namespace|require|require_once|require_relative|"
+              r"include|include_once|from|extern\s+crate|module|open|library|part)\b")
+_REQUIRE = r"(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\("  # CommonJS
+# How a comment line starts, `#` aside (each pattern below reads `#` its own way); Rust's
+# `//!` module docs are no comment here. The indexer's other comment rules
+# (ingest/generated.py, definitions.py) ask something else and count those in.
+_COMMENTS = r"//(?!!)|/\*|\*|--|\{-|-\}|;"
 # A line that may stand in a preamble (stripped of leading space).
 _LINE = re.compile(
-    r"$"
-    r"|//(?!!)|/\*|\*|--|\{-|-\}|;"  # comments (not Rust's `//!` module docs)
+    r"$|" + _COMMENTS +
     r"|#(?!\s*define\s+\w+\s+\S)"  # `#include`, `#pragma`, a guard's bare `#define`, `#` comments
     r"|" + _STATEMENT +
     r"|<\?php|\?>|declare\s*\("  # PHP's opening tag and `declare(strict_types=1);`
     r"|['\"]use strict['\"]"
-    r"|(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\("  # CommonJS
+    r"|" + _REQUIRE +
     r"|export\s+(\*|\{[^}]*\})\s*from\b"  # re-exports
     r"|(\w+\s+)?\"[^\"]*\"\s*;?$"  # a quoted path in Go's `import (` block
     r"|[(,]?\s*[\w$.']+(\s+as\s+[\w$]+)?(\s*\(\.\.\))?\s*[,;]?$"  # a name of a list
     r"|[)}\]]+\s*(from\s.*|where)?\s*;?$"  # a list's closer: `)`, `} from 'x';`, `) where`
 )
 # A comment-only chunk is a preamble when it is a licence banner.
-_COMMENT = re.compile(r"$|//(?!!)|/\*|\*|--|\{-|-\}|;"
+_COMMENT = re.compile(r"$|" + _COMMENTS +
                       r"|#(?!\s*(include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b)")
 _LICENCE = re.compile(r"copyright|licen[cs]e[ds]?\b|spdx-license", re.IGNORECASE)
-_IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT
-                     + r"|(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\(")
+_IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT + "|" + _REQUIRE)
 
 
 # Lines of a comment block that hold no words of their own: pragmas, attributes, tags.
@@ -81,8 +84,9 @@ def _documents(lines: list[str]) -> bool:
             block.append(line)
             continue
         if block and not _LICENCE.search(" ".join(block)):
-            words = sum(1 for b in block if any(ch.isalpha() for ch in _MARKERS.sub("", b))
-                        and not _NO_WORDS.match(_MARKERS.sub("", b)))
+            said = [_MARKERS.sub("", b) for b in block]
+            words = sum(1 for b in said if any(ch.isalpha() for ch in b)
+                        and not _NO_WORDS.match(b))
             if words > 2 or (words and _DECLARES.match(line)):
                 return True
         block = []

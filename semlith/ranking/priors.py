@@ -50,16 +50,17 @@ FACTORS: dict[Role, float] = {
     Role.VENDORED: STRONG,
     Role.GENERATED: STRONG,
     Role.SNAPSHOT: STRONG,
-    # A file's banner and imports above its code (a chunk kind: ingest/preamble.py), on
-    # top of its file's factor. 0.5 and 0.25 scored alike (docs/performance.md,
-    # "Preambles"); the milder is kept.
-    Role.PREAMBLE: 0.5,
 }
 # One operating system's variant of portable code (ranking/platforms.py), unless the
 # question names the system: the factor above times this. libuv's package scored
 # 0.578 / 0.693 / 0.744 NDCG@10 at 1 / 0.75 / 0.42 (no other corpus moved); the milder
 # is kept, since no development question wants a variant and the cost cannot be seen.
 PLATFORM = 0.75
+# A file's banner and imports above its code (the chunk kind `preamble`:
+# ingest/preamble.py), unless the question asks for imports or the licence: its file's
+# factor times this. 0.5 and 0.25 scored alike (docs/performance.md, "Preambles"); the
+# milder is kept.
+PREAMBLE = 0.5
 
 
 def wanted(query: Query, records: Places, strength: float) -> Callable[[int], bool] | None:
@@ -89,6 +90,7 @@ def apply(scores: Scores, ctx: Context) -> Scores:
     agreed = ctx.lists.agreed()
     old = old_copies([r.path for cid in scores if (r := ctx.records.get(cid)) is not None],
                      ctx.query.names_version)
+    preamble = 1.0 if ctx.query.wants(Role.PREAMBLE) else PREAMBLE
     out: Scores = {}
     for cid, score in scores.items():
         record = ctx.records.get(cid)
@@ -97,9 +99,8 @@ def apply(scores: Scores, ctx: Context) -> Scores:
         if record is not None and (platform := platform_of(record.path)) is not None \
                 and platform not in ctx.query.platforms:
             factor *= PLATFORM
-        if record is not None and record.kind == PREAMBLE_KIND \
-                and not ctx.query.wants(Role.PREAMBLE):
-            factor *= FACTORS[Role.PREAMBLE]
+        if record is not None and record.kind == PREAMBLE_KIND:
+            factor *= preamble
         if cid in agreed:  # evidence from two rankings halves the prior's effect
             factor = factor ** 0.5
         if record is not None and record.path in old:  # a copy's twin agrees with it
