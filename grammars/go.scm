@@ -4,7 +4,17 @@
 ; `const ( ... )` is a definition of its own. (Query anchors skip anonymous nodes such as
 ; `(`, so the two shapes are told apart by the declaration's text.)
 (function_declaration name: (identifier) @name) @definition.function
+; A method is qualified by its receiver's type, as Go's documentation names it:
+; `func (c *Cache) Get` is `Cache.Get` (`(*Cache[K, V])` too). A receiver in a shape not
+; listed here keeps the plain name.
 (method_declaration name: (field_identifier) @name) @definition.method
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: [
+    (type_identifier) @qualifier
+    (pointer_type (type_identifier) @qualifier)
+    (generic_type type: (type_identifier) @qualifier)
+    (pointer_type (generic_type type: (type_identifier) @qualifier))]))
+  name: (field_identifier) @name) @definition.method
 (method_elem name: (field_identifier) @name) @definition.method
 
 ((type_declaration (type_spec name: (type_identifier) @name type: (struct_type)))

@@ -77,6 +77,21 @@ defineGetter(req, 'ip', function ip() {
   return proxyaddr(this, this.app.get('trust proxy fn'));
 });
 ''',
+    # Go names a method by its receiver's type: `Store.Put` is not `Queue.Put`.
+    "store/store.go": '''
+package store
+
+type Queue struct{}
+
+func (q Queue) Put(item string) {}
+
+type Store[K comparable] struct{}
+
+// Put keeps item under key.
+func (s *Store[K]) Put(key K, item string) {}
+
+func (*Store[K]) reset() {}
+''',
     "fmt/detail/core.h": '''
 namespace fmt {
 template <typename T, typename Enable = void> struct formatter {
@@ -129,6 +144,14 @@ def test_members_assigned_in_javascript_are_symbols(tree: Path) -> None:
     assert (handle[0]["path"], handle[0]["qualname"], handle[0]["kind"]) == (
         "lib/request.js", "proto.handle", "method")
     assert handle[0]["start_line"] == 3  # from its JSDoc, a blank line above
+
+
+def test_go_methods_are_named_by_their_receivers_type(tree: Path) -> None:
+    hits = json.loads(run("symbol", "Store.Put", "--json").output)
+    assert [(h["qualname"], h["start_line"]) for h in hits] == [
+        ("Store.Put", 9), ("Queue.Put", 5)]  # the type named first, as `Builder.use`
+    assert [h["qualname"] for h in json.loads(run("symbol", "reset", "--json").output)] \
+        == ["Store.reset"]  # a receiver without a name
 
 
 def test_a_primary_template_comes_before_its_specialisations(tree: Path) -> None:

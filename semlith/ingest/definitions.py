@@ -198,9 +198,9 @@ def _add(found: dict[tuple[int, int], Definition], clauses: dict[tuple[int, int]
     kind = next(key for key in captures if key.startswith("definition.")).split(".", 1)[1]
     key = (node.start_byte, node.end_byte)
     if key not in found:
-        found[key] = definition = _definition(node, kind, names[0], lines, data)
-        if captures.get("qualifier"):
-            definition.qualifier = _qualifier(_text(captures["qualifier"][0], data))
+        found[key] = _definition(node, kind, names[0], lines, data)
+    if captures.get("qualifier") and not found[key].qualifier:  # any pattern may give it
+        found[key].qualifier = _qualifier(_text(captures["qualifier"][0], data))
 
 
 def _qualifier(text: str) -> str:

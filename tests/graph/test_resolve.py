@@ -48,11 +48,11 @@ EXPECTED: dict[str, dict[tuple[str, int, str], tuple[str, str, Status] | None]] 
     },
     "go": {
         ("main.go", 11, "shop.NewCart"): ("shop/cart.go", "NewCart", R),
-        ("main.go", 13, "cart.Save"): ("shop/base.go", "Save", R),  # returned, embedded
+        ("main.go", 13, "cart.Save"): ("shop/base.go", "Model.Save", R),  # returned, embedded
         ("report/report.go", 15, "money.Format"): ("shop/cart.go", "Format", R),
         ("report/report.go", 16, "Format"): ("report/report.go", "Format", E),
         ("shop/cart.go", 11, "NewStore"): ("shop/store.go", "NewStore", R),  # same package
-        ("shop/cart.go", 17, "c.store.Put"): ("shop/store.go", "Put", R),
+        ("shop/cart.go", 17, "c.store.Put"): ("shop/store.go", "Store.Put", R),
         ("report/report.go", 16, "filepath.Join"): None,
     },
     "java": {

@@ -93,7 +93,7 @@ CASES = [
         ("History.record", "method", 77, 80),
         ("History.render", "method", 82, 84),
     ]),
-    Case("go.go", "Put", [
+    Case("go.go", "Cache.Put", [
         ("DefaultCapacity", "constant", 11, 12),
         ("ReasonSize", "constant", 16, 16),
         ("ReasonExpired", "constant", 17, 17),  # not the comment ending the line above
@@ -105,9 +105,9 @@ CASES = [
         ("stamp", "type", 42, 43),
         ("Cache", "struct", 46, 54),
         ("New", "function", 56, 63),
-        ("Get", "method", 65, 75),
-        ("Put", "method", 77, 109),
-        ("remove", "method", 111, 117),
+        ("Cache.Get", "method", 65, 75),
+        ("Cache.Put", "method", 77, 109),
+        ("Cache.remove", "method", 111, 117),
     ]),
     Case("rust.rs", "Limiter.check", [
         ("MAX_WINDOW", "constant", 7, 8),

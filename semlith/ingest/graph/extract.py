@@ -308,8 +308,9 @@ class _Collector:
 
     def _owner(self, _family: str, _kind: str, node: Any,
                captures: dict[str, list[Any]]) -> None:
-        """A Go method belongs to its receiver's type, which the chunker cannot see (the
-        method is not inside the type): the type contains the method's qualname."""
+        """A Go method belongs to its receiver's type, which containment cannot show (the
+        method is not inside the type; its qualname, `Cart.Add`, names the type): the type
+        contains the method's qualname."""
         name, owner = _first(captures, "name"), _first(captures, "type")
         if name is not None and owner is not None:
             method = self.scopes.named(name.start_byte, self.text(name))
