@@ -103,3 +103,12 @@
   (#match? @_other "^(def|defp|defmacro|defmacrop|defguard|defguardp|defdelegate)$")
   (#match? @_keyword "^(def|defp|defmacro|defmacrop|defguard|defguardp|defdelegate)$")
   (#eq? @_previous @name))
+
+; A behaviour's callback (`@callback name(args) :: type`, `@macrocallback`, either with
+; `when`): the function a module adopting the behaviour must define, as a trait's
+; required method is in Rust; its `@doc` above it is its documentation.
+((unary_operator operand: (call target: (identifier) @_keyword (arguments . [
+    (binary_operator left: (call target: (identifier) @name) operator: "::")
+    (binary_operator left: (binary_operator left: (call target: (identifier) @name)
+      operator: "::") operator: "when")])))
+  @definition.function (#match? @_keyword "^(callback|macrocallback)$"))

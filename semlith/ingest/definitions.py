@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import re
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from semlith.ingest.queries import compile_query, query_text
+from semlith.ingest.signatures import BODY_DEPTH, signature
 from semlith.languages import Language
 
 # A file whose parse, query and definitions take longer than this falls back to line
@@ -32,17 +34,6 @@ _ATTACHED = ("comment", "decorator", "attribute", "annotation", "doc",
 # Parents that wrap a definition with more of its text (decorators, `export`, templates).
 _WRAPPERS = ("decorated_definition", "export_statement", "template_declaration",
              "attribute_declaration", "ambient_declaration")
-_BODY_DEPTH = 5  # declaration > declarator > value > body > statement list
-# A signature longer than this is cut: 99.7 % of the 105,000 in the development corpora
-# are shorter (median 45; the longer: FastAPI's parameter lists, generated C macros).
-SIGNATURE_CHARS = 300
-_TRAILING_COMMA = re.compile(r",\s*\n\s*([)\]])")
-_OPENED = re.compile(r"([(\[]) ")
-_CLOSED = re.compile(r" ([)\]])")
-# How the comments of the 20 languages start (`#`, `//`, `/*`, `--`, `{-`): a signature
-# without any needs no walk over its nodes (that walk and the rewriting took a quarter of
-# find_definitions on issue #26's module of 40,000 functions when done for every one).
-_COMMENT_START = re.compile(rb"#|//|/\*|--|\{-")
 # Tags of a doc block about the file, not the definition below it.
 _FILE_DOC = re.compile(r"@(file|fileoverview|overview|module|license|copyright|"
                        r"packageDocumentation)\b")
@@ -181,7 +172,23 @@ def find_definitions(text: str, language: Language) -> list[Definition]:
     for d in found.values():  # a mark among the lines a definition starts with
         at = bisect.bisect_left(rows, d.start_line)
         d.test = whole or (at < len(rows) and rows[at] <= d.def_line)
-    return sorted(found.values(), key=lambda d: (d.span[0], -d.span[1]))
+    return _apart(sorted(found.values(), key=lambda d: (d.span[0], -d.span[1])))
+
+
+def _apart(ordered: list[Definition]) -> list[Definition]:
+    """Definitions in source order, none starting on the lines of one before it: what a
+    definition takes from above (comments, attributes) stops at the last line of an
+    earlier definition that is not around it. Elixir's `@callback` lines are both
+    attributes and definitions, and each took the callbacks above it as its own."""
+    ended: list[tuple[int, int]] = []  # (end byte, end line) of definitions not yet passed
+    last = 0  # the last line of every definition ending before the current one starts
+    for d in ordered:
+        while ended and ended[0][0] <= d.span[0]:
+            last = max(last, heapq.heappop(ended)[1])
+        if d.start_line <= last < d.def_line:
+            d.start_line = last + 1
+        heapq.heappush(ended, (d.span[1], d.end_line))
+    return ordered
 
 
 def _add(found: dict[tuple[int, int], Definition], clauses: dict[tuple[int, int], Any],
@@ -251,7 +258,7 @@ def _definition(node: Any, kind: str, name: Any, lines: list[str], data: bytes) 
     end = _last_row(node, node.start_point.column) + 1
     head = max(first.start_byte - first.start_point.column, outer.start_byte)
     return Definition(kind, _unquoted(_text(name, data)), start + 1, def_line, max(end, def_line),
-                      _signature(node, name, head, lines, data), _cuts(node),
+                      signature(node, name, head, lines, data), _cuts(node),
                       (node.start_byte, node.end_byte))
 
 
@@ -266,60 +273,6 @@ def _adjoins(above: Any, start: int, nearest: bool, lines: list[str], data: byte
     text = _text(above, data)
     return text.startswith("/**") and not text.startswith("/**/") and \
         _FILE_DOC.search(text) is None
-
-
-def _signature(node: Any, name: Any, head_start: int, lines: list[str], data: bytes) -> str:
-    """The definition's head from `head_start` (its first line's start, or the start of
-    its `export` when later: a minified file is one line) up to its body, comments left
-    out, on one line and capped: `def send(self, request, **kwargs) -> Response:` from a
-    signature over six lines, `export function backoff(attempt, base = 100)`. The name's
-    line when no body is found (a constant, a type alias, a bodiless method)."""
-    body = _body(node, name)
-    if body is None:
-        row = name.start_point.row
-        return lines[row].strip()[:SIGNATURE_CHARS] if row < len(lines) else ""
-    raw = data[head_start : body.start_byte]
-    if _COMMENT_START.search(raw):  # the tree walk only when a comment may be there
-        pieces, at = [], head_start
-        for comment in _comments_in(node, head_start, body.start_byte):
-            pieces.append(data[at : comment.start_byte])
-            at = max(at, comment.end_byte)
-        raw = b"".join([*pieces, data[at : body.start_byte]])
-    head = raw.decode("utf-8", "replace")
-    if "\n" in head:  # one line as the signature: `request,\n)` -> `request)`
-        head = _TRAILING_COMMA.sub(r"\1", head)
-        head = _OPENED.sub(r"\1", _CLOSED.sub(r"\1", " ".join(head.split())))
-    return head.strip()[:SIGNATURE_CHARS]
-
-
-def _body(node: Any, name: Any) -> Any:
-    """The `body` of a definition, looked for down the chain of last children that start
-    on the name's line (`proto.handle = function handle(req) {`: statement > assignment >
-    function > body); None when there is none."""
-    current = node
-    for _ in range(_BODY_DEPTH):
-        body = current.child_by_field_name("body")
-        if body is not None:
-            return body if body.start_byte >= name.end_byte else None
-        named = [c for c in current.named_children if c.end_byte > c.start_byte]
-        if not named or named[-1].start_point.row > name.start_point.row:
-            return None
-        current = named[-1]
-    return None
-
-
-def _comments_in(node: Any, lo: int, hi: int) -> list[Any]:
-    """The comment nodes inside `node` within bytes [lo, hi), in order."""
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if current.end_byte <= lo or current.start_byte >= hi:
-            continue
-        if "comment" in current.type:
-            found.append(current)
-        else:
-            stack.extend(reversed(current.children))
-    return found
 
 
 def _is_attached(node: Any) -> bool:
@@ -384,7 +337,7 @@ def _cuts(node: Any) -> list[int]:
     statement list.
     """
     body = node
-    for _ in range(_BODY_DEPTH):
+    for _ in range(BODY_DEPTH):
         inner = body.child_by_field_name("body")
         if inner is None:
             named = [c for c in body.named_children if c.end_byte - c.start_byte > 0]

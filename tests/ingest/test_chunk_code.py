@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
-from semlith.ingest.definitions import SIGNATURE_CHARS, has_definitions
+from semlith.ingest.definitions import has_definitions
+from semlith.ingest.signatures import SIGNATURE_CHARS
 from semlith.languages import language_of
 
 PY = language_of("x.py")

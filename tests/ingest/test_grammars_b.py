@@ -311,3 +311,23 @@ def test_scala_3_givens_are_impls_named_or_by_the_type_they_give() -> None:
         ("Codecs", "module"), ("Codecs.intCodec", "impl"),
         ("Codecs.intCodec.encode", "method"), ("Codecs.Codec", "impl"),
         ("Codecs.shout", "function")]
+
+
+def test_elixir_callbacks_are_definitions_each_with_its_own_lines() -> None:
+    """A behaviour's `@callback`s are what a module adopting it defines; one after
+    another, each took the lines of those above it (ecto's Repo, issue #21)."""
+    source = ('defmodule Store do\n'
+              '  @doc """\n  Fetches every entry.\n  """\n'
+              '  @callback all(opts :: Keyword.t()) :: [term]\n'
+              '  @callback config() :: Keyword.t()\n'
+              '  @macrocallback __using__(opts :: Keyword.t()) :: Macro.t()\n'
+              '  # by its id\n'
+              '  @callback get(id) :: t when id: term\n'
+              '  @optional_callbacks config: 0\n\n'
+              '  def helper(x), do: x\n'
+              'end\n')
+    found = [(d.name, d.kind, d.start_line, d.end_line)
+             for d in find_definitions(source, language_of("store.ex"))]
+    assert found == [("Store", "module", 1, 13), ("all", "function", 2, 5),
+                     ("config", "function", 6, 6), ("__using__", "function", 7, 7),
+                     ("get", "function", 8, 9), ("helper", "function", 12, 12)]
