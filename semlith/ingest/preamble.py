@@ -14,10 +14,13 @@ of gson's 226 files is banner, package and imports). Such a chunk gets the kind
 Any other line keeps the chunk as code: a module docstring, Rust's `//!` module docs, a
 constant, a macro with a value; so does a comment that documents the file rather than
 licensing it (more than two lines of words, or the comment right above the `package` or
-`module` line, as Go's package documentation is). The patterns are conventions shared
+`module` line, as Go's package documentation is), and a Haskell export list (`module X
+( ... ) where`: it names what the file defines). The patterns are conventions shared
 across languages, read line by line; a line of a multi-line import (Go's `import (`, a
-JavaScript `import {` list, a Haskell export list) is a quoted path, a name list or a
-closer.
+JavaScript `import {` list, a Rust use tree) is a quoted path, a list of names or paths,
+or a closer. Access modifiers and attributes may stand before an import (Swift's `public
+import`, `@testable import`; C#'s `global using`), and a byte-order mark before the
+first line.
 """
 
 from __future__ import annotations
@@ -28,13 +31,16 @@ from dataclasses import replace
 from semlith.ingest.plan import Chunk
 from semlith.roles import PREAMBLE_KIND
 
-_STATEMENT = (r"(package|import|using|use|namespace|require|require_once|require_relative|"
+_STATEMENT = (r"((@\w+|public|internal|private|fileprivate|package|global)\s+)*"  # Swift, C#
+              r"(package|import|using|use|namespace|require|require_once|require_relative|"
               r"include|include_once|from|extern\s+crate|module|open|library|part)\b")
 _REQUIRE = r"(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\("  # CommonJS
 # How a comment line starts, `#` aside (each pattern below reads `#` its own way); Rust's
 # `//!` module docs are no comment here. The indexer's other comment rules
 # (ingest/generated.py, definitions.py) ask something else and count those in.
 _COMMENTS = r"//(?!!)|/\*|\*|--|\{-|-\}|;"
+# A name in an import list: `Map`, `Map as M`, `Maybe(..)`.
+_NAME = r"[\w$.']+(\s+as\s+[\w$]+)?(\s*\(\.\.\))?"
 # A line that may stand in a preamble (stripped of leading space).
 _LINE = re.compile(
     r"$|" + _COMMENTS +
@@ -45,8 +51,9 @@ _LINE = re.compile(
     r"|" + _REQUIRE +
     r"|export\s+(\*|\{[^}]*\})\s*from\b"  # re-exports
     r"|(\w+\s+)?\"[^\"]*\"\s*;?$"  # a quoted path in Go's `import (` block
-    r"|[(,]?\s*[\w$.']+(\s+as\s+[\w$]+)?(\s*\(\.\.\))?\s*[,;]?$"  # a name of a list
-    r"|[)}\]]+\s*(from\s.*|where)?\s*;?$"  # a list's closer: `)`, `} from 'x';`, `) where`
+    r"|[(,]?\s*" + _NAME + r"(\s*,\s*" + _NAME + r")*\s*[,;]?$"  # names of a list
+    r"|(\w+::)+(\{[\w\s,:*]*\}?|\*|\w+(\s+as\s+\w+)?)\s*,?$"  # a path in a Rust use tree
+    r"|[)}\]]+\s*(from\s.*)?\s*;?$"  # a list's closer: `)`, `} from 'x';`
 )
 # A comment-only chunk is a preamble when it is a licence banner.
 _COMMENT = re.compile(r"$|" + _COMMENTS +
@@ -59,14 +66,16 @@ _IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT + "|" + _REQUIRE)
 _NO_WORDS = re.compile(r"\{-#|#!?\[|@\w")
 _MARKERS = re.compile(r"^[/*#;!{}\-\s]+")
 _DECLARES = re.compile(r"(package|module)\b")
+# The end of a Haskell export list, `) where`: the list names what the file defines.
+_EXPORTS = re.compile(r"\)\s*where$")
 
 
 def is_preamble(text: str) -> bool:
     """Whether a chunk's lines are only comments and import-like statements, one of them
     at least an import, or only comments that hold a licence or copyright notice; and
     none of its comments documents the file."""
-    lines = [line.strip() for line in text.split("\n")]
-    if _documents(lines):
+    lines = [line.strip() for line in text.removeprefix("\ufeff").split("\n")]
+    if _documents(lines) or any(_EXPORTS.match(line) for line in lines):
         return False
     if all(_COMMENT.match(line) for line in lines):
         return _LICENCE.search(text) is not None

@@ -38,11 +38,21 @@ JAVA = BANNER + "package com.example.walrus;\n\n" + IMPORTS + "\n" + CLASS
     "import {\n  Store,\n  Dispatch\n} from './types/store'\nimport x from './x'\n",
     "<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Http;\n\nuse App\\Models\\User;\n",
     "#include <stdio.h>\n#include \"uv.h\"\n\n#ifndef UV_IDNA_H_\n#define UV_IDNA_H_\n",
-    "{-# LANGUAGE OverloadedStrings #-}\nmodule Data.Walrus\n    ( Walrus\n    , count\n"
-    "    ) where\n\nimport Data.Text (Text)\nimport qualified Data.Map as M\n",
+    "{-# LANGUAGE OverloadedStrings #-}\nmodule Data.Walrus where\n\nimport Data.Text (Text)\n"
+    "import qualified Data.Map as M\nimport Data.Walrus.Types (Walrus, Tusk (..), count)\n",
     "from __future__ import annotations\n\nimport os\nfrom .x import y as z\n",
     "# frozen_string_literal: true\n\nrequire 'rack'\nrequire_relative 'walrus'\n",
     BANNER,  # a licence banner alone
+    "#if canImport(FoundationEssentials)\npublic import FoundationEssentials\n#else\n"
+    "public import Foundation\n#endif\n@testable import Vapor\n",  # Swift
+    "global using System;\nusing static System.Math;\n",  # C#
+    "\ufeff#region License\n// Copyright (c) 2007 Someone\n//\n// Permission is hereby "
+    "granted, free of charge.\n#endregion\n\nusing System;\n",  # C#, after a byte-order mark
+    # Rust's use trees over several lines, and several names on a line of a list.
+    "use crate::{\n    body::{Body, HttpBody},\n    response::Response,\n};\nuse http::{\n"
+    "    header::{self, CONTENT_LENGTH},\n    HeaderMap, HeaderValue, Method,\n};\n"
+    "use tower::util::*;\n#[cfg(feature = \"tokio\")]\nuse super::serve;\n",
+    "import {\n  useState, useEffect,\n  useRef as ref\n} from 'react'\n",
 ])
 def test_comments_and_imports_are_a_preamble(text: str) -> None:
     assert is_preamble(text)
@@ -59,6 +69,12 @@ def test_comments_and_imports_are_a_preamble(text: str) -> None:
     BANNER + "// variant.h\n// -----\n//\n// This header file defines the variant type,\n"
     "// a type-safe union of the types it holds.\n\n#include <utility>\n",
     "// Package walrus counts walruses.\npackage walrus\n\nimport \"fmt\"\n",
+    # A Haskell export list names what the file defines, not what it depends on.
+    "{-# LANGUAGE OverloadedStrings #-}\nmodule Data.Walrus\n    ( Walrus\n    , count\n"
+    "    ) where\n\nimport Data.Text (Text)\nimport qualified Data.Map as M\n",
+    "module Data.Walrus (\n    Walrus, count, Tusk(..),\n  ) where\n\nimport Data.Text (Text)\n",
+    "use std::io;\n\nstatic LIMITS: [u8; 2] = [1, 2];\n",  # a static with a value
+    "use std::io;\n\nimpl_walrus!(Tusk, Flipper);\n",  # a macro call
 ])
 def test_other_lines_keep_it_code(text: str) -> None:
     assert not is_preamble(text)
