@@ -221,6 +221,7 @@ class _Planner:
         lines, most = max(spans, key=lambda span: span[0], default=(0, None))
         label = most if len(defs) > 1 and not opens and most is not None and \
             2 * lines > end - start + 1 else holder
+        label = _inside_module(label, start, end)
         kept = holder.name if holder is not None and holder is not label else ""
         kind = TEST_KIND if _is_test(context, defs) else label.kind if label else "code"
         self.chunks.append(Chunk(start, end, text, kind, label.name if label else "",
@@ -263,6 +264,26 @@ class _Planner:
                 stop = end  # a last sliver joins this part rather than stand alone
             self.emit([_Item(s, stop, None)], context, owner)
             s = stop + 1
+
+
+def _inside_module(label: Definition | None, start: int, end: int) -> Definition | None:
+    """The definition a chunk is shown under when its label is a namespace or module
+    holding a definition that is most of the namespace's lines in the chunk (C#'s
+    `namespace X { class Article ... }`, C++'s `namespace fmt { struct formatter ... }`):
+    that definition, as far down as such wrapping goes. The keyword text keeps the name
+    it had."""
+    while label is not None and label.kind == "module" and label.children:
+        inner, child = max(((_overlap(c, start, end), c) for c in label.children),
+                           key=lambda pair: pair[0])
+        if 2 * inner <= _overlap(label, start, end):
+            break
+        label = child
+    return label
+
+
+def _overlap(d: Definition, start: int, end: int) -> int:
+    """How many of lines [start, end] a definition spans."""
+    return max(0, min(end, d.end_line) - max(start, d.start_line) + 1)
 
 
 def _is_test(context: tuple[Definition, ...], defs: Sequence[Definition] = ()) -> bool:

@@ -332,3 +332,21 @@ def test_a_huge_signature_is_capped() -> None:
     result = chunk_file(f"def configure({params}):\n    return 1\n", PY)
     signature = result.symbols[0].signature
     assert len(signature) == SIGNATURE_CHARS and signature.startswith("def configure(")
+
+
+def test_a_namespace_wrapping_one_class_shows_the_class() -> None:
+    """A small C# file is one chunk, `namespace X { class Article ... }`: it is shown as
+    the class (the innermost definition that is most of it), not the namespace; the
+    keyword index keeps the namespace's name it counted before."""
+    source = ("namespace Shop.Models\n{\n    public class Article\n    {\n"
+              "        public string Name;\n        public decimal Price;\n    }\n}\n")
+    (chunk,) = chunk_file(source, language_of("Article.cs")).chunks
+    assert (chunk.kind, chunk.symbol, chunk.keyword_symbol()) == (
+        "class", "Article", "Shop.Models")
+    two = chunk_file(source.replace("    }\n}", "    }\n    public class Basket { }\n}"),
+                     language_of("Shop.cs")).chunks
+    assert [(c.kind, c.symbol) for c in two] == [("class", "Article")]  # most of its lines
+    nested = ("namespace outer {\nnamespace inner {\nstruct formatter {\n  int width = 0;\n"
+              "  int fill = 1;\n};\n}  // namespace inner\n}  // namespace outer\n")
+    assert [(c.kind, c.symbol) for c in chunk_file(nested, language_of("f.h")).chunks] == [
+        ("struct", "formatter")]
