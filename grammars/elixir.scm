@@ -112,3 +112,14 @@
     (binary_operator left: (binary_operator left: (call target: (identifier) @name)
       operator: "::") operator: "when")])))
   @definition.function (#match? @_keyword "^(callback|macrocallback)$"))
+
+; ExUnit's `test "name" do ... end` and `describe "name" do ... end` (with or without a
+; context argument), named by their string, as Zig's tests are: a test file's chunks are
+; then each test's, and calls inside a test belong to it. `@test`: test code. One named
+; as a function could be (`describe "total"`) is left out: calls to `total` would find it.
+((call target: (identifier) @_keyword (arguments . (string) @name) (do_block))
+  @definition.function @test (#match? @_keyword "^(test|describe)$")
+  (#not-match? @name "^\"[A-Za-z_][A-Za-z0-9_]*[!?]?\"$"))
+((call target: (identifier) @_keyword (arguments . (string) @name (keywords)))
+  @definition.function @test (#match? @_keyword "^(test|describe)$")
+  (#not-match? @name "^\"[A-Za-z_][A-Za-z0-9_]*[!?]?\"$"))

@@ -331,3 +331,21 @@ def test_elixir_callbacks_are_definitions_each_with_its_own_lines() -> None:
     assert found == [("Store", "module", 1, 13), ("all", "function", 2, 5),
                      ("config", "function", 6, 6), ("__using__", "function", 7, 7),
                      ("get", "function", 8, 9), ("helper", "function", 12, 12)]
+
+
+def test_exunit_tests_are_definitions_named_by_their_string() -> None:
+    """ExUnit's `describe` and `test` blocks are what a test file holds, as Zig's named
+    tests are: ecto's test files were chunks labelled only with their module."""
+    source = ('defmodule RepoTest do\n  use ExUnit.Case\n\n  describe "insert/2" do\n'
+              '    test "inserts a struct" do\n      assert :ok == Repo.insert(%Post{})\n'
+              '    end\n\n    test "raises on nil", %{conn: conn} do\n      assert conn\n    end\n'
+              '  end\n\n  test "one line", do: assert(true)\n\n  defp helper(x), do: x\nend\n')
+    found = [(d.name, d.start_line, d.end_line, d.test)
+             for d in find_definitions(source, language_of("repo_test.exs"))]
+    assert found == [("RepoTest", 1, 17, False), ("insert/2", 4, 12, True),
+                     ("inserts a struct", 5, 7, True), ("raises on nil", 9, 11, True),
+                     ("one line", 14, 14, True), ("helper", 16, 16, False)]
+    # Named as a function could be: left out, or calls to `insert` would find it.
+    named = source.replace('"insert/2"', '"insert"').replace('"raises on nil"', '"raises"')
+    assert [d.name for d in find_definitions(named, language_of("repo_test.exs"))] == [
+        "RepoTest", "inserts a struct", "one line", "helper"]
