@@ -47,6 +47,7 @@ _LINE = re.compile(
     r"|#(?!\s*define\s+\w+\s+\S)"  # `#include`, `#pragma`, a guard's bare `#define`, `#` comments
     r"|" + _STATEMENT +
     r"|<\?php|\?>|declare\s*\("  # PHP's opening tag and `declare(strict_types=1);`
+    r"|@file:|\[assembly:"  # Kotlin's file annotations, C#'s assembly attributes
     r"|['\"]use strict['\"]"
     r"|" + _REQUIRE +
     r"|export\s+(\*|\{[^}]*\})\s*from\b"  # re-exports

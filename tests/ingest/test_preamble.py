@@ -46,6 +46,8 @@ JAVA = BANNER + "package com.example.walrus;\n\n" + IMPORTS + "\n" + CLASS
     "#if canImport(FoundationEssentials)\npublic import FoundationEssentials\n#else\n"
     "public import Foundation\n#endif\n@testable import Vapor\n",  # Swift
     "global using System;\nusing static System.Math;\n",  # C#
+    BANNER + "@file:JvmName(\"Util\")\n\npackage com.example\n\nimport java.io.File\n",
+    "using System.Runtime.CompilerServices;\n\n[assembly: InternalsVisibleTo(\"Tests\")]\n",
     "\ufeff#region License\n// Copyright (c) 2007 Someone\n//\n// Permission is hereby "
     "granted, free of charge.\n#endregion\n\nusing System;\n",  # C#, after a byte-order mark
     # Rust's use trees over several lines, and several names on a line of a list.
