@@ -236,8 +236,10 @@ def _text(node: Any, data: bytes) -> str:
 
 
 def _unquoted(name: str) -> str:
-    """A name captured as a string literal (a Zig test's) without its quotes."""
-    return name[1:-1] if len(name) >= 2 and name[0] == name[-1] == '"' else name
+    """A name captured as a string literal (a Zig test's, a Jest test's) without its
+    quotes."""
+    return name[1:-1] if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'`" \
+        else name
 
 
 def _definition(node: Any, kind: str, name: Any, lines: list[str], data: bytes) -> Definition:
