@@ -16,3 +16,11 @@
   (modifiers (property_modifier) @_const (#eq? @_const "const"))
   (variable_declaration (simple_identifier) @name)) @definition.constant
 (type_alias (type_identifier) @name) @definition.type
+; A property with a getter or setter of its own is code, as Swift's computed properties
+; are: `val isEmpty: Boolean get() = size == 0`. The grammar puts the accessors beside
+; the property, not inside it: each is a `@clause` the property grows over.
+((property_declaration (variable_declaration (simple_identifier) @name)) @definition.function
+  . [(getter) (setter)])
+((property_declaration) . [(getter) (setter)] @clause)
+((getter) . (setter) @clause)
+((setter) . (getter) @clause)

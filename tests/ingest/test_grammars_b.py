@@ -349,3 +349,17 @@ def test_exunit_tests_are_definitions_named_by_their_string() -> None:
     named = source.replace('"insert/2"', '"insert"').replace('"raises on nil"', '"raises"')
     assert [d.name for d in find_definitions(named, language_of("repo_test.exs"))] == [
         "RepoTest", "inserts a struct", "one line", "helper"]
+
+
+def test_kotlin_properties_with_accessors_are_definitions_over_them() -> None:
+    """tree-sitter-kotlin puts a getter or setter beside its property, not inside it: a
+    computed property was no definition, and its accessor was cut from it."""
+    source = ("class Queue {\n  val isEmpty: Boolean\n    get() = size == 0\n\n"
+              "  var name: String = \"\"\n    get() = field\n    set(value) { field = value }\n\n"
+              "  val plain = 3\n\n  fun size(): Int = 0\n}\n"
+              "val Queue.label: String\n  get() = name\n")
+    symbols = chunk_file(source, language_of("q.kt")).symbols
+    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in symbols] == [
+        ("Queue", "class", 1, 12), ("Queue.isEmpty", "method", 2, 3),
+        ("Queue.name", "method", 5, 7), ("Queue.size", "method", 11, 11),
+        ("label", "function", 13, 14)]
