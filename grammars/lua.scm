@@ -34,3 +34,11 @@
   (variable_list . name: (identifier) @name)
   (expression_list . value: (function_call name: (parenthesized_expression
     (function_definition)))))) @definition.function
+; busted's blocks (`describe("spec", function() ... end)`, `it`, `test`, `pending`),
+; named by their string, as Zig's and Jest's tests are; `@test`: test code. One named as
+; a function could be (`describe("setup", ...)`) is left out: calls to `setup` would find it.
+((function_call name: (identifier) @_fn
+    arguments: (arguments . (string content: (string_content) @name) . (function_definition)))
+  @definition.function @test
+  (#match? @_fn "^(describe|it|test|pending|insulate|expose)$")
+  (#not-match? @name "^[A-Za-z_][A-Za-z0-9_]*$"))

@@ -363,3 +363,16 @@ def test_kotlin_properties_with_accessors_are_definitions_over_them() -> None:
         ("Queue", "class", 1, 12), ("Queue.isEmpty", "method", 2, 3),
         ("Queue.name", "method", 5, 7), ("Queue.size", "method", 11, 11),
         ("label", "function", 13, 14)]
+
+
+def test_busted_blocks_are_definitions_named_by_their_string() -> None:
+    """Lua's busted specs (`describe`, `it`) are what a spec file holds (lazy.nvim's
+    tests), as Jest's blocks are; one named as a function could be is left out."""
+    source = ('local M = {}\ndescribe("plugin spec", function()\n'
+              '  before_each(function() end)\n  it("parses a url", function()\n'
+              '    assert(true)\n  end)\n  it("setup", function() end)\nend)\n'
+              'function M.setup() end\nreturn M\n')
+    found = [(d.name, d.start_line, d.end_line, d.test)
+             for d in find_definitions(source, language_of("plugin_spec.lua"))]
+    assert found == [("plugin spec", 2, 8, True), ("parses a url", 4, 6, True),
+                     ("setup", 9, 9, False)]
