@@ -16,3 +16,14 @@
 (given_definition !name
   return_type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])
   @definition.impl
+; A test framework's blocks (`test("adds two numbers") { ... }`: munit, utest,
+; ScalaTest's FunSuite; `describe`/`it` of FunSpec), named by their string, as Jest's
+; are; `@test`: test code. One named as a function could be (`test("parse")`) is left
+; out: calls to `parse` would find it.
+((call_expression
+    function: (call_expression function: (identifier) @_fn
+      arguments: (arguments . (string) @name .))
+    arguments: (block))
+  @definition.function @test
+  (#match? @_fn "^(test|describe|it)$")
+  (#not-match? @name "^\"[A-Za-z_][A-Za-z0-9_]*\"$"))

@@ -376,3 +376,12 @@ def test_busted_blocks_are_definitions_named_by_their_string() -> None:
              for d in find_definitions(source, language_of("plugin_spec.lua"))]
     assert found == [("plugin spec", 2, 8, True), ("parses a url", 4, 6, True),
                      ("setup", 9, 9, False)]
+
+
+def test_scala_test_blocks_are_definitions_named_by_their_string() -> None:
+    """munit / utest / FunSuite's `test("...") { ... }`, as Jest's blocks are."""
+    source = ('class MathSuite extends munit.FunSuite {\n  test("adds two numbers") {\n'
+              '    assertEquals(1 + 1, 2)\n  }\n  test("parse") { assert(true) }\n}\n')
+    found = [(d.name, d.start_line, d.end_line, d.test)
+             for d in find_definitions(source, language_of("MathSuite.scala"))]
+    assert found == [("MathSuite", 1, 6, False), ("adds two numbers", 2, 4, True)]
