@@ -21,6 +21,4 @@
 ; the property, not inside it: each is a `@clause` the property grows over.
 ((property_declaration (variable_declaration (simple_identifier) @name)) @definition.function
   . [(getter) (setter)])
-((property_declaration) . [(getter) (setter)] @clause)
-((getter) . (setter) @clause)
-((setter) . (getter) @clause)
+([(property_declaration) (getter) (setter)] . [(getter) (setter)] @clause)

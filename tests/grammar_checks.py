@@ -6,6 +6,7 @@ import itertools
 from pathlib import Path
 
 from semlith.ingest.chunk import MAX_CHARS, WHOLE_CHARS, Chunked, Symbol, chunk_file
+from semlith.ingest.definitions import find_definitions
 from semlith.languages import language_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
@@ -27,6 +28,13 @@ def chunked_fixture(fixture: str, whole_chars: int = WHOLE_CHARS
     path = FIXTURES / fixture
     text = path.read_text()
     return text.split("\n"), chunk_file(text, language_of(path), whole_chars=whole_chars)
+
+
+def definitions_found(source: str, path: str) -> list[tuple[str, int, int, bool]]:
+    """(name, first line, last line, whether test code) of each definition in `source`,
+    read as the language of `path`: what the test-block queries are checked on."""
+    return [(d.name, d.start_line, d.end_line, d.test)
+            for d in find_definitions(source, language_of(path))]
 
 
 def def_line(lines: list[str], symbol: Symbol) -> int:

@@ -58,7 +58,7 @@ class FileContext:
                 parent = d.qualname.rsplit(".", 1)[0]
                 members[parent][d.name] = d
                 ctx.owner[d.qualname] = parent
-        for c in edges.contains:  # Go: a method whose receiver left it unqualified
+        for c in edges.contains:  # Go, in a store cut before receivers qualified methods
             if c.kind == "method" and "." not in c.child and c.parent != MODULE:
                 for d in by_qualname.get(c.child, []):
                     if d.kind == "method":

@@ -18,7 +18,6 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
-from semlith.ingest.definitions import find_definitions
 from semlith.ingest.queries import query_text
 from semlith.languages import language_of
 from tests.grammar_checks import (
@@ -31,6 +30,7 @@ from tests.grammar_checks import (
     assert_small_definitions_are_never_cut,
     chunked_fixture,
     def_line,
+    definitions_found,
     fixture_id,
 )
 
@@ -304,8 +304,7 @@ def test_test_blocks_are_definitions_named_by_their_string() -> None:
               '  test.only(`in a template`, () => {});\n});\n\n'
               'describe("parse", () => {\n  it("works on input", () => {});\n});\n'
               'app.get("/", (req, res) => res.send("hi"));\n')
-    found = [(d.name, d.start_line, d.end_line, d.test)
-             for d in find_definitions(source, language_of("coerce.test.ts"))]
+    found = definitions_found(source, "coerce.test.ts")
     # `describe("parse")` is named as a function could be: calls to `parse` would find it.
     assert found == [("string coercion", 3, 11, True), ("converts numbers", 4, 6, True),
                      ("keeps strings", 7, 9, True), ("in a template", 10, 10, True),

@@ -32,6 +32,7 @@ from tests.grammar_checks import (
     assert_small_definitions_are_never_cut,
     chunked_fixture,
     def_line,
+    definitions_found,
     fixture_id,
 )
 
@@ -340,8 +341,7 @@ def test_exunit_tests_are_definitions_named_by_their_string() -> None:
               '    test "inserts a struct" do\n      assert :ok == Repo.insert(%Post{})\n'
               '    end\n\n    test "raises on nil", %{conn: conn} do\n      assert conn\n    end\n'
               '  end\n\n  test "one line", do: assert(true)\n\n  defp helper(x), do: x\nend\n')
-    found = [(d.name, d.start_line, d.end_line, d.test)
-             for d in find_definitions(source, language_of("repo_test.exs"))]
+    found = definitions_found(source, "repo_test.exs")
     assert found == [("RepoTest", 1, 17, False), ("insert/2", 4, 12, True),
                      ("inserts a struct", 5, 7, True), ("raises on nil", 9, 11, True),
                      ("one line", 14, 14, True), ("helper", 16, 16, False)]
@@ -372,8 +372,7 @@ def test_busted_blocks_are_definitions_named_by_their_string() -> None:
               '  before_each(function() end)\n  it("parses a url", function()\n'
               '    assert(true)\n  end)\n  it("setup", function() end)\nend)\n'
               'function M.setup() end\nreturn M\n')
-    found = [(d.name, d.start_line, d.end_line, d.test)
-             for d in find_definitions(source, language_of("plugin_spec.lua"))]
+    found = definitions_found(source, "plugin_spec.lua")
     assert found == [("plugin spec", 2, 8, True), ("parses a url", 4, 6, True),
                      ("setup", 9, 9, False)]
 
@@ -382,6 +381,5 @@ def test_scala_test_blocks_are_definitions_named_by_their_string() -> None:
     """munit / utest / FunSuite's `test("...") { ... }`, as Jest's blocks are."""
     source = ('class MathSuite extends munit.FunSuite {\n  test("adds two numbers") {\n'
               '    assertEquals(1 + 1, 2)\n  }\n  test("parse") { assert(true) }\n}\n')
-    found = [(d.name, d.start_line, d.end_line, d.test)
-             for d in find_definitions(source, language_of("MathSuite.scala"))]
+    found = definitions_found(source, "MathSuite.scala")
     assert found == [("MathSuite", 1, 6, False), ("adds two numbers", 2, 4, True)]
