@@ -72,7 +72,7 @@ def _query(grammar: str) -> Any:
 
 
 # Raise when the planner changes how it cuts: every store re-chunks on its next full run.
-CHUNKER_REVISION = 6
+CHUNKER_REVISION = 7
 
 
 @functools.cache

@@ -20,7 +20,9 @@ across languages, read line by line; a line of a multi-line import (Go's `import
 JavaScript `import {` list, a Rust use tree) is a quoted path, a list of names or paths,
 or a closer. Access modifiers and attributes may stand before an import (Swift's `public
 import`, `@testable import`; C#'s `global using`), and a byte-order mark before the
-first line.
+first line. Zig imports by binding a constant (`const std = @import("std");`), and
+beside such an import a constant bound to a declaration of one (`const Allocator =
+std.mem.Allocator;`) is import-like too.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ _STATEMENT = (r"((@\w+|public|internal|private|fileprivate|package|global)\s+)*"
               r"(package|import|using|use|namespace|require|require_once|require_relative|"
               r"include|include_once|from|extern\s+crate|module|open|library|part)\b")
 _REQUIRE = r"(const|let|var)\s+[\w${}\s,:]+=\s*require\s*\("  # CommonJS
+_ZIG_IMPORT = r"(pub\s+)?const\s+\w+\s*=\s*@(import|cImport)\s*\("
+# Beside a Zig import, a name bound to a declaration of one: `const Allocator =
+# std.mem.Allocator;` (in JavaScript the same line is code: `const v = validator.v;`).
+_ALIAS = re.compile(r"(pub\s+)?const\s+\w+\s*=\s*[\w.]+\s*;$")
 # How a comment line starts, `#` aside (each pattern below reads `#` its own way); Rust's
 # `//!` module docs are no comment here. The indexer's other comment rules
 # (ingest/generated.py, definitions.py) ask something else and count those in.
@@ -49,7 +55,7 @@ _LINE = re.compile(
     r"|<\?php|\?>|declare\s*\("  # PHP's opening tag and `declare(strict_types=1);`
     r"|@file:|\[assembly:"  # Kotlin's file annotations, C#'s assembly attributes
     r"|['\"]use strict['\"]"
-    r"|" + _REQUIRE +
+    r"|" + _REQUIRE + "|" + _ZIG_IMPORT +
     r"|export\s+(\*|\{[^}]*\})\s*from\b"  # re-exports
     r"|(\w+\s+)?\"[^\"]*\"\s*;?$"  # a quoted path in Go's `import (` block
     r"|[(,]?\s*" + _NAME + r"(\s*,\s*" + _NAME + r")*\s*[,;]?$"  # names of a list
@@ -60,7 +66,8 @@ _LINE = re.compile(
 _COMMENT = re.compile(r"$|" + _COMMENTS +
                       r"|#(?!\s*(include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b)")
 _LICENCE = re.compile(r"copyright|licen[cs]e[ds]?\b|spdx-license", re.IGNORECASE)
-_IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT + "|" + _REQUIRE)
+_IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT + "|" + _REQUIRE + "|" + _ZIG_IMPORT)
+_ZIG = re.compile(_ZIG_IMPORT)
 
 
 # Lines of a comment block that hold no words of their own: pragmas, attributes, tags.
@@ -80,8 +87,9 @@ def is_preamble(text: str) -> bool:
         return False
     if all(_COMMENT.match(line) for line in lines):
         return _LICENCE.search(text) is not None
-    return all(_LINE.match(line) for line in lines) and any(_IMPORT.match(line)
-                                                             for line in lines)
+    zig = any(_ZIG.match(line) for line in lines)
+    return all(_LINE.match(line) or (zig and _ALIAS.match(line)) for line in lines) and \
+        any(_IMPORT.match(line) for line in lines)
 
 
 def _documents(lines: list[str]) -> bool:

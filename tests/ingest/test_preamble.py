@@ -55,6 +55,9 @@ JAVA = BANNER + "package com.example.walrus;\n\n" + IMPORTS + "\n" + CLASS
     "    header::{self, CONTENT_LENGTH},\n    HeaderMap, HeaderValue, Method,\n};\n"
     "use tower::util::*;\n#[cfg(feature = \"tokio\")]\nuse super::serve;\n",
     "import {\n  useState, useEffect,\n  useRef as ref\n} from 'react'\n",
+    # Zig binds imports, and names from them, to constants.
+    "const std = @import(\"std\");\nconst Allocator = std.mem.Allocator;\n"
+    "pub const log = @import(\"log.zig\").scoped;\n",
 ])
 def test_comments_and_imports_are_a_preamble(text: str) -> None:
     assert is_preamble(text)
@@ -77,6 +80,8 @@ def test_comments_and_imports_are_a_preamble(text: str) -> None:
     "module Data.Walrus (\n    Walrus, count, Tusk(..),\n  ) where\n\nimport Data.Text (Text)\n",
     "use std::io;\n\nstatic LIMITS: [u8; 2] = [1, 2];\n",  # a static with a value
     "use std::io;\n\nimpl_walrus!(Tusk, Flipper);\n",  # a macro call
+    # Without a Zig import, a name bound to a member is code (JavaScript's `validators`).
+    "import validator from './validator.js';\n\nconst validators = validator.validators;\n",
 ])
 def test_other_lines_keep_it_code(text: str) -> None:
     assert not is_preamble(text)
@@ -85,6 +90,20 @@ def test_other_lines_keep_it_code(text: str) -> None:
 def test_the_chunk_above_the_first_definition_is_marked() -> None:
     chunks = chunk_file(JAVA, language_of("WalrusReader.java")).chunks
     assert chunks[0].kind == PREAMBLE_KIND and chunks[0].start_line == 1
+    assert all(c.kind != PREAMBLE_KIND for c in chunks[1:])
+
+
+ZIG = ("const std = @import(\"std\");\nconst mem = std.mem;\nconst Allocator = mem.Allocator;\n"
+       + "".join(f"const colony{n} = @import(\"colony{n}.zig\");\n" for n in range(8))
+       + "const Walrus = colony0.Walrus;\n\n/// Counts the tusks of a walrus, one by one.\n"
+       "pub fn count(w: Walrus) usize {\n" + "".join(
+           f"    const tusk{n} = w.tusk({n}) orelse return {n}; // the tusk at {n}\n"
+           for n in range(16)) + "    return w.tusks;\n}\n")
+
+
+def test_a_zig_files_imports_are_its_preamble() -> None:
+    chunks = chunk_file(ZIG, language_of("src/walrus.zig")).chunks
+    assert (chunks[0].start_line, chunks[0].end_line, chunks[0].kind) == (1, 12, PREAMBLE_KIND)
     assert all(c.kind != PREAMBLE_KIND for c in chunks[1:])
 
 
