@@ -19,6 +19,16 @@
 (static_item name: (identifier) @name) @definition.constant
 (type_item name: (type_identifier) @name) @definition.type
 (macro_definition name: (identifier) @name) @definition.function
+; A type an item macro defines (`bitflags! { pub struct Flags: u32 {...} }`, axum's
+; `define_rejection! { pub struct JsonDataError(Error); }`): named by its first `struct`
+; or `enum`. Only at item level: `quote! { struct #name }` in a function body generates
+; code, it defines nothing here.
+([(source_file (macro_invocation (token_tree "struct" . (identifier) @name)) @definition.struct)
+  (declaration_list (macro_invocation (token_tree "struct" . (identifier) @name))
+    @definition.struct)])
+([(source_file (macro_invocation (token_tree "enum" . (identifier) @name)) @definition.enum)
+  (declaration_list (macro_invocation (token_tree "enum" . (identifier) @name))
+    @definition.enum)])
 ; Test code beside the code it tests: an item marked `#[test]` (`#[tokio::test]`, any
 ; `path::test`) or `#[cfg(test)]` is a test, and so is everything inside it (`@test`
 ; marks the attribute; the definition it is attached to takes the mark).

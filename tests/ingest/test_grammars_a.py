@@ -309,3 +309,18 @@ def test_test_blocks_are_definitions_named_by_their_string() -> None:
     assert found == [("string coercion", 3, 11, True), ("converts numbers", 4, 6, True),
                      ("keeps strings", 7, 9, True), ("in a template", 10, 10, True),
                      ("works on input", 14, 14, True)]
+
+
+def test_a_type_an_item_macro_defines_is_a_definition() -> None:
+    """axum declares its rejections in macros (`define_rejection! { pub struct
+    JsonDataError(Error); }`), async crates their futures in `pin_project!`: `symbol
+    JsonDataError` found nothing. A `quote!` in a function body only generates code."""
+    source = ("define_rejection! {\n    /// Rejection type for a body that is no JSON.\n"
+              "    pub struct JsonSyntaxError(Error);\n}\n\n"
+              "composite_rejection! {\n    pub enum JsonRejection {\n        JsonSyntaxError,\n"
+              "    }\n}\n\nmod flags {\n"
+              "    bitflags! { pub struct Mode: u8 { const A = 1; } }\n}\n\n"
+              "fn expand() -> TokenStream {\n    quote! { struct #name; }\n}\n")
+    found = [(name, start) for name, start, _, _ in definitions_found(source, "lib.rs")]
+    assert found == [("JsonSyntaxError", 1), ("JsonRejection", 6), ("flags", 12),
+                     ("Mode", 13), ("expand", 16)]
