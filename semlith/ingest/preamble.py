@@ -41,6 +41,7 @@ _ZIG_IMPORT = r"(pub\s+)?const\s+\w+\s*=\s*@(import|cImport)\s*\("
 # Beside a Zig import, a name bound to a declaration of one: `const Allocator =
 # std.mem.Allocator;` (in JavaScript the same line is code: `const v = validator.v;`).
 _ALIAS = re.compile(r"(pub\s+)?const\s+\w+\s*=\s*[\w.]+\s*;$")
+_ZIG = re.compile(_ZIG_IMPORT)
 # How a comment line starts, `#` aside (each pattern below reads `#` its own way); Rust's
 # `//!` module docs are no comment here. The indexer's other comment rules
 # (ingest/generated.py, definitions.py) ask something else and count those in.
@@ -67,7 +68,6 @@ _COMMENT = re.compile(r"$|" + _COMMENTS +
                       r"|#(?!\s*(include|define|if|ifdef|ifndef|endif|else|elif|pragma|undef)\b)")
 _LICENCE = re.compile(r"copyright|licen[cs]e[ds]?\b|spdx-license", re.IGNORECASE)
 _IMPORT = re.compile(r"#\s*include\b|" + _STATEMENT + "|" + _REQUIRE + "|" + _ZIG_IMPORT)
-_ZIG = re.compile(_ZIG_IMPORT)
 
 
 # Lines of a comment block that hold no words of their own: pragmas, attributes, tags.
