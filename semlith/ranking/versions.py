@@ -3,8 +3,10 @@
 A repository that keeps `v1/` beside `v2/`, or `v1/` beside the unversioned tree it
 was copied from, answers a question with both copies; the old one took the first slots
 (issue #21). Among the candidates of one query, a path whose folder is a version
-(`v1`, `v2.3`, `1.x`) is an old copy when another candidate has the same rest of the
-path under a newer version folder. The unversioned tree counts as newer than `v1` only:
+(`v1`, `v2.3`, `1.x`) is an old copy when another candidate lives under a newer version
+folder beside it (`src/v3/types.ts` beside `src/v4/core/schemas.ts`: zod rewrote its
+tree for version 4 and kept version 3's), or has the same rest of the path under a newer
+version folder higher up. The unversioned tree counts as newer than `v1` only:
 a `v1/` copy beside it is the old one, but a Go module keeps its newer major versions
 in `v2/`, `v3/` beside the unversioned v1, so nothing says which of those is current.
 A question that names a version (`v1`, "version 1") keeps every copy as it is.
@@ -47,6 +49,10 @@ def old_copies(paths: Iterable[str], named: bool) -> frozenset[str]:
     newest: dict[str, Version] = {}  # the rest of a path -> its newest version
     for _, rest, found in versioned:
         newest[rest] = max(newest.get(rest, found), found)
+    beside: dict[str, Version] = {}  # the folder holding version folders -> the newest
+    for _, rest, found in versioned:
+        parent = _parent(rest)
+        beside[parent] = max(beside.get(parent, found), found)
     wanted = set(newest)
     plain = set(paths) - {path for path, _, _ in versioned}
     for path in plain:  # the unversioned tree: where a version folder could have been
@@ -55,7 +61,13 @@ def old_copies(paths: Iterable[str], named: bool) -> frozenset[str]:
             rest = "/".join([*parts[:i], "*", *parts[i:]])
             if rest in wanted:
                 newest[rest] = max(newest[rest], UNVERSIONED)
-    return frozenset(path for path, rest, found in versioned if newest[rest] > found)
+    return frozenset(path for path, rest, found in versioned
+                     if newest[rest] > found or beside[_parent(rest)] > found)
+
+
+def _parent(rest: str) -> str:
+    """The folder that holds the version folder of `rest` (a path with it as `*`)."""
+    return rest[:rest.index("*")]
 
 
 def _versioned(path: str) -> tuple[str, Version] | None:

@@ -157,7 +157,9 @@ def test_a_chunk_first_in_two_lists_is_not_vetoed_by_its_prior(
     (["mod/a.go", "mod/v2/a.go"], set()),  # a Go module's v2 is newer than its root
     (["lib/1.x/a.js", "lib/2.x/a.js"], {"lib/1.x/a.js"}),
     (["days/2/a.md", "days/3/a.md"], set()),  # a bare number is not a version
-    (["api/v1/users.go", "api/v2/orders.go"], set()),  # different files: no copy
+    # a tree rewritten for the new version: its folder beside the old one is enough
+    (["src/v3/types.ts", "src/v4/core/schemas.ts"], {"src/v3/types.ts"}),
+    (["api/v1/users.go", "a/v2/orders.go"], set()),  # not side by side: no copy
 ])
 def test_old_copies_beside_the_current_code(paths: list[str], old: set[str]) -> None:
     from semlith.ranking.versions import old_copies
