@@ -1,5 +1,7 @@
-; Go: functions, methods (also an interface's), types (struct, interface, other, alias) and
-; constants. A single `type X ...` / `const X = ...` is captured as the whole declaration, so
+; Go: functions, methods (also an interface's), types (struct, interface, other, alias),
+; constants and package-level variables (`var ErrMissing = errors.New(...)`, the sentinel
+; errors and singletons a package exports; `_` is no name, and a function's locals are not
+; definitions). A single `type X ...` / `const X = ...` is captured as the whole declaration, so
 ; the doc comment above the keyword attaches to it; each spec of a grouped `type ( ... )` or
 ; `const ( ... )` is a definition of its own. (Query anchors skip anonymous nodes such as
 ; `(`, so the two shapes are told apart by the declaration's text.)
@@ -42,3 +44,8 @@
   @_group (#match? @_group "^type\\s*\\("))
 ((const_declaration (const_spec name: (identifier) @name) @definition.constant)
   @_group (#match? @_group "^const\\s*\\("))
+
+(source_file (var_declaration
+  (var_spec name: (identifier) @name (#not-eq? @name "_"))) @definition.variable)
+(source_file (var_declaration (var_spec_list
+  (var_spec name: (identifier) @name (#not-eq? @name "_")) @definition.variable)))

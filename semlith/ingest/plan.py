@@ -210,10 +210,12 @@ class _Planner:
             return
         # The innermost definition the chunk holds or belongs to: its only definition (with
         # the blank lines and comments around it) unless the chunk opens the one being
-        # split (`class Router:` and its first method), else that one, else the first.
+        # split (`class Router:` and its first method), else that one, else the first that
+        # is code: a Go package's `var regEnLetter = regexp.MustCompile(...)` is a value
+        # the `IRouter` after it uses, not what the pack is.
         opens = owner is not None and start <= owner.def_line <= end
-        holder = defs[0] if len(defs) == 1 and not opens else \
-            owner or (defs[0] if defs else None)
+        first = next((d for d in defs if d.kind != "variable"), defs[0] if defs else None)
+        holder = defs[0] if len(defs) == 1 and not opens else owner or first
         # A pack is shown under the definition that is most of its lines (`Find`, not the
         # three-line `isFlagArg` packed before it), while the keyword index keeps counting
         # the holder's name: that name is keyword text, and changing it moved near-tied

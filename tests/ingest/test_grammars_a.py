@@ -98,6 +98,7 @@ CASES = [
         ("DefaultCapacity", "constant", 11, 12),
         ("ReasonSize", "constant", 16, 16),
         ("ReasonExpired", "constant", 17, 17),  # not the comment ending the line above
+        ("ErrMissing", "variable", 20, 21),  # a package's variable: its sentinel error
         ("Reason", "type", 23, 24),
         ("Key", "type", 26, 27),
         ("Evicter", "interface", 29, 32),
@@ -109,6 +110,8 @@ CASES = [
         ("Cache.Get", "method", 65, 75),
         ("Cache.Put", "method", 77, 109),
         ("Cache.remove", "method", 111, 117),
+        ("ErrClosed", "variable", 121, 122),  # each of a group; `_` is no name
+        ("minTTL", "variable", 123, 123),
     ]),
     Case("rust.rs", "Limiter.check", [
         ("MAX_WINDOW", "constant", 7, 8),
