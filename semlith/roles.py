@@ -31,6 +31,7 @@ class Role(StrEnum):
     DECLARATIONS = "declarations"  # type stubs: .d.ts, .pyi
     CONFIG = "config"  # build manifests, CI, lint and tool settings
     SNAPSHOT = "snapshot"  # recorded test outputs: .snap, .stderr, __snapshots__
+    TRANSLATION = "translation"  # the messages in one language other than English
     PREAMBLE = "preamble"  # a file's licence banner and imports (a chunk kind, not a path)
 
 
@@ -122,6 +123,38 @@ _CONFIG_SUFFIXES = (".gemspec", ".cabal", ".csproj", ".sln", ".podspec", ".nuspe
                     ".pbxproj", ".xcconfig", ".xcscheme", ".xcworkspacedata", ".fsproj",
                     ".vbproj", ".vcxproj", ".rockspec")
 _CONFIG_DIRS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", "ci", ".ci"})
+# A project's messages in each language: `locales/de.ts`, `i18n/fr/docs/intro.md`,
+# `locale/pt_BR/LC_MESSAGES/app.po`, `translations/zh-CN.json`. The part after such a
+# folder is a language: an ISO 639-1 code, a few common others (`kh`, `ua`, `ckb`),
+# with a region or script (`pt-BR`, `zh_Hant`); `i18n/ui.ts` is code. English is the
+# one the code is written against, so it is source; `lang/` is left out (a folder of
+# programming languages: `lang/cs.ts`, `lang/ts.ts`).
+_TRANSLATION_DIRS = frozenset({"locale", "locales", "i18n", "l10n", "translations",
+                               "translation"})
+_LANGUAGES = frozenset("""
+    aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu
+    cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi
+    ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks
+    ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl
+    nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl
+    sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve
+    vi vo wa wo xh yi yo za zh zu  kh ua  ckb ota fil yue haw ast kab sah chr gsw nds
+    """.split())
+_LANGUAGE = re.compile(r"([a-z]{2,3})(?:[-_]([a-z]{2}|[a-z]{4}|\d{3}))?")
+
+
+def translation_language(path: str) -> str | None:
+    """The language (`de` of `locales/de-AT.json`) a file translates the project's messages
+    into, or None for English and for files that are no translation."""
+    parts = path.lower().split("/")
+    for folder, part in itertools.pairwise(parts):
+        if folder in _TRANSLATION_DIRS:
+            match = _LANGUAGE.fullmatch(part.split(".", 1)[0])
+            language = match.group(1) if match else None
+            return language if language in _LANGUAGES and language != "en" else None
+    return None
+
+
 _SNAPSHOT = re.compile(r"(\.snap|\.stderr|\.stdout|\.golden|\.expected|\.out|\.approved\.\w+)$",
                        re.I)
 
@@ -154,6 +187,8 @@ def file_role(path: str) -> Role:
         return Role.EXAMPLE
     if folders & _BENCH_DIRS or _BENCH_FILE.match(stem):
         return Role.BENCHMARK
+    if translation_language(path) is not None:  # translated docs too: `i18n/fr/intro.md`
+        return Role.TRANSLATION
     if prose:
         return Role.DOCS
     if _DECLARATIONS.search(name):
@@ -192,7 +227,7 @@ def is_test(path: str) -> bool:
 _EMBED_RANK = {Role.SOURCE: 0, Role.DECLARATIONS: 1, Role.LEGACY: 1, Role.CONFIG: 2,
                Role.DOCS: 2, Role.EXAMPLE: 3, Role.TEST: 4, Role.BENCHMARK: 4,
                Role.SNAPSHOT: 5, Role.CHANGELOG: 5, Role.COMMUNITY: 5, Role.VENDORED: 6,
-               Role.GENERATED: 6}
+               Role.GENERATED: 6, Role.TRANSLATION: 5}
 
 
 def embed_rank(rel: str) -> int:

@@ -50,6 +50,7 @@ FACTORS: dict[Role, float] = {
     Role.VENDORED: STRONG,
     Role.GENERATED: STRONG,
     Role.SNAPSHOT: STRONG,
+    Role.TRANSLATION: STRONG,  # the English messages say the same (roles.py)
 }
 # One operating system's variant of portable code (ranking/platforms.py), unless the
 # question names the system: the factor above times this. libuv's package scored

@@ -43,6 +43,15 @@ _ASKS: dict[Role, frozenset[str]] = {
                             "install", "makefile", "cmake", "gradle", "maven", "toml",
                             "yaml", "json"}),
     Role.SNAPSHOT: frozenset({"snapshot", "snapshots", "output", "stderr", "golden"}),
+    # A question about translations, or naming a language, keeps every translation.
+    Role.TRANSLATION: frozenset({
+        "translation", "translations", "translate", "translated", "translating", "locale",
+        "locales", "i18n", "l10n", "localization", "localisation", "localized", "localised",
+        "internationalization", "internationalisation", "language", "languages", "arabic",
+        "chinese", "czech", "danish", "dutch", "finnish", "french", "german", "greek",
+        "hebrew", "hindi", "hungarian", "indonesian", "italian", "japanese", "korean",
+        "norwegian", "persian", "polish", "portuguese", "romanian", "russian", "spanish",
+        "swedish", "thai", "turkish", "ukrainian", "vietnamese"}),
     Role.PREAMBLE: frozenset({"import", "imports", "imported", "importing", "license",
                               "licence", "copyright", "preamble"}),
 }

@@ -186,6 +186,23 @@ def test_an_old_copy_ranks_below_the_current_one(make_store: Callable[..., Store
         "api/v2/users.py", "api/v1/users.py"]
 
 
+def test_the_english_messages_rank_above_their_translations(
+        make_store: Callable[..., Store]) -> None:
+    text = ["case too_small: return `Too small: expected ${issue.origin} walrus`"]
+    files = {f"src/locales/{code}.ts": text for code in ("da", "de", "en", "fr", "pl")}
+    searcher = _store_of(make_store, files)
+
+    def english_over_the_best_translation(question: str) -> float:
+        scores = {h.path: h.score for h in searcher.search(question, k=5)}
+        english = scores.pop("src/locales/en.ts")
+        return english / max(scores.values())
+
+    assert english_over_the_best_translation("too small walrus message") > 2
+    # A question about translations, or naming a language, keeps every one as it is.
+    for question in ("too small walrus message translations", "too small walrus in german"):
+        assert english_over_the_best_translation(question) < 1.5
+
+
 def test_a_file_named_for_the_question_ranks_first(make_store: Callable[..., Store]) -> None:
     searcher = _store_of(make_store, {
         "lib/app/middleware.rb": ["def call(env) rack env app request response rack"],

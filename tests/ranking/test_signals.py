@@ -134,6 +134,20 @@ def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) ->
 
 
 @pytest.mark.parametrize(("path", "role"), [
+    ("packages/zod/src/v4/locales/da.ts", Role.TRANSLATION),
+    ("src/locales/pt-BR.ts", Role.TRANSLATION), ("locales/zh_Hant.json", Role.TRANSLATION),
+    ("config/locales/de.yml", Role.TRANSLATION),  # not config: a translation
+    ("website/i18n/fr/docusaurus-plugin-content-docs/intro.md", Role.TRANSLATION),
+    ("locale/pt_BR/LC_MESSAGES/django.po", Role.TRANSLATION),
+    ("src/locales/en.ts", Role.SOURCE), ("locales/en-GB.json", Role.SOURCE),  # English
+    ("src/locales/index.ts", Role.SOURCE), ("src/i18n/ui.ts", Role.SOURCE),  # no language
+    ("lang/cs.ts", Role.SOURCE),  # a folder of programming languages as often as not
+    ("src/v4/core/tests/locales/hr.test.ts", Role.TEST)])
+def test_translations_into_languages_other_than_english(path: str, role: Role) -> None:
+    assert file_role(path) is role
+
+
+@pytest.mark.parametrize(("path", "role"), [
     ("api/v1/zz_generated.deepcopy.go", Role.GENERATED),  # Kubernetes' code generators
     ("pkg/apis/zz_generated.conversion.go", Role.GENERATED),
     ("pkg/apis/generated_types.go", Role.SOURCE)])
