@@ -16,6 +16,19 @@
 (block (assignment_statement
   (variable_list . name: [(identifier) @name (dot_index_expression field: (identifier) @name)])
   (expression_list . value: (function_definition))) @definition.function)
+; A function handed to a call whose result is assigned (`M.horizontal =
+; make_documented_layout("horizontal", {...}, function(self, ...) ... end)`, `local on_key
+; = debounce(function() ... end)`): the name holds what the wrapper made of the function.
+; At a file's top level only: in a function, `local ok = pcall(function() ... end)` is the
+; outcome of a call, not a function.
+(chunk (variable_declaration (assignment_statement
+  (variable_list . name: (identifier) @name)
+  (expression_list . value: (function_call arguments: (arguments (function_definition))))))
+  @definition.function)
+(chunk (assignment_statement
+  (variable_list . name: [(identifier) @name (dot_index_expression field: (identifier) @name)])
+  (expression_list . value: (function_call arguments: (arguments (function_definition)))))
+  @definition.function)
 ; A function assigned by a string key (`M["x-y"] = function`, busted-style
 ; `tests["parses a line"] = function`), named by the string.
 (chunk (assignment_statement

@@ -284,6 +284,24 @@ def test_parsing_needs_no_network(case: Case, monkeypatch: pytest.MonkeyPatch) -
     assert chunked.strategy == "definitions" and chunked.symbols
 
 
+def test_lua_functions_handed_to_a_wrapper_are_named_by_what_holds_the_result() -> None:
+    """telescope.nvim's layouts are `layout_strategies.horizontal =
+    make_documented_layout("horizontal", {...}, function(self, ...) ... end)`: 700 lines
+    of chunks without a definition (issue #21)."""
+    source = (
+        '--- The horizontal layout.\n'
+        'layouts.horizontal = make_layout("horizontal", { width = 0.8 }, function(self)\n'
+        '  return self\nend)\n'
+        'local on_key = debounce(function(key) return key end, 50)\n'
+        'M.live_grep = require_on_call("files").live_grep\n'  # a value: no function here
+        'local mt = setmetatable({}, { __index = base })\n'
+        'function M.run()\n  local ok = pcall(function() error("x") end)\nend\n')  # an outcome
+    found = [(d.name, d.kind, d.start_line, d.end_line)
+             for d in find_definitions(source, language_of("m.lua"))]
+    assert found == [("horizontal", "function", 1, 4), ("on_key", "function", 5, 5),
+                     ("run", "function", 8, 10)]
+
+
 def test_lua_functions_in_tables_by_string_keys_and_built_on_the_spot() -> None:
     """Lua modules returned as tables, metatables, string keys (busted's `tests["..."]`)
     and an immediately called builder were chunks without a definition (issue #21)."""
