@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 MAX_PDF_PAGES = 2_000
 MAX_OUTPUT_CHARS = 1_000  # text outputs kept per notebook cell
 BINARY_SNIFF_BYTES = 8 << 10
+# A file that decodes to this share of invalid UTF-8 or more is binary whatever its head
+# says (text in a legacy 8-bit encoding has an accented letter here and there: a few %).
+# A few bytes of invalid UTF-8 on purpose (a JSON test suite's `["\xff"]`) stay text.
+_MOSTLY_INVALID = 0.25
+_INVALID_AT_LEAST = 256
+_PDF_MAGIC = b"%PDF-"  # a PDF under another name is read as a PDF
 # UTF-8 can take 4 bytes a character; no more input than this can reach the output.
 _MAX_INPUT_BYTES = 4 * MAX_TEXT_CHARS
 _BOMS = (
@@ -66,6 +72,8 @@ def extract_text(rel: str, data: bytes) -> str:
     """
     language = language_of(rel)
     extractor, label = _EXTRACTORS.get(language.name if language else "", (_plain, "text"))
+    if extractor is _plain and data.startswith(_PDF_MAGIC):  # Illustrator's `.ai` is one
+        extractor, label = _EXTRACTORS["pdf"]
     try:
         text = extractor(data)
     except Unreadable:
@@ -78,7 +86,11 @@ def extract_text(rel: str, data: bytes) -> str:
 def _plain(data: bytes) -> str:
     if is_binary(data):
         raise Binary()
-    return _decode(data[:_MAX_INPUT_BYTES])
+    text = _decode(data[:_MAX_INPUT_BYTES])
+    invalid = text.count("\ufffd")
+    if invalid >= _INVALID_AT_LEAST and invalid > len(text) * _MOSTLY_INVALID:
+        raise Binary()  # no NUL in its head, but not text: compressed streams, images
+    return text
 
 
 def _decode(data: bytes) -> str:

@@ -223,6 +223,23 @@ def test_nul_after_8_kib_is_still_text() -> None:
     assert extract_text("log.txt", data).endswith("\x00tail")
 
 
+def test_mostly_invalid_utf8_is_binary_though_its_head_has_no_nul() -> None:
+    # A design file's XML metadata, then compressed streams (ky's media/logo.ai was 598
+    # lines of mojibake in search results).
+    noise = bytes(range(0x80, 0x100)) * 400
+    with pytest.raises(Binary):
+        extract_text("media/logo.psd", b"<?xpacket begin?>\n" * 10 + noise)
+    latin1 = "caf\u00e9 na\u00efve r\u00e9sum\u00e9 of a legacy file\n".encode("latin-1") * 50
+    assert "caf\ufffd" in extract_text("notes.txt", latin1)  # text with a few bad bytes
+    assert extract_text("n_array_invalid_utf8.json", b'["\xff"]') == '["\ufffd"]'  # on purpose
+
+
+def test_a_pdf_under_another_name_is_read_as_a_pdf() -> None:
+    with pytest.raises(Unreadable) as caught:  # a truncated PDF: the PDF reader's error
+        extract_text("media/logo.ai", b"%PDF-1.6\n1 0 obj<</Type/Catalog>>endobj\n")
+    assert str(caught.value).startswith("corrupt PDF")
+
+
 def test_known_text_extension_with_binary_content_is_binary() -> None:
     with pytest.raises(Binary):
         extract_text("compiled.py", b"\x00\x01\x02")
