@@ -204,7 +204,9 @@ def _add(found: dict[tuple[int, int], Definition], clauses: dict[tuple[int, int]
         return
     kind = next(key for key in captures if key.startswith("definition.")).split(".", 1)[1]
     key = (node.start_byte, node.end_byte)
-    if key not in found:
+    # A variable is the plainest reading of a node: another pattern naming it wins
+    # (Kotlin's `val Queue.label get() = name` is a function, whichever match comes first).
+    if key not in found or (found[key].kind == "variable" and kind != "variable"):
         found[key] = _definition(node, kind, names[0], lines, data)
     if captures.get("qualifier") and not found[key].qualifier:  # any pattern may give it
         found[key].qualifier = _qualifier(_text(captures["qualifier"][0], data))

@@ -383,6 +383,19 @@ def test_kotlin_properties_with_accessors_are_definitions_over_them() -> None:
         ("label", "function", 13, 14)]
 
 
+def test_kotlin_properties_of_a_file_are_variables() -> None:
+    """kotlinpoet's `@JvmField public val STAR: WildcardTypeName = ...` (its public API)
+    was no definition; a class's properties are still not, `const val` is a constant."""
+    source = ("package x\n\n/** The star projection. */\n"
+              "@JvmField public val STAR: WildcardTypeName = WildcardTypeName.producerOf(ANY)\n"
+              "private const val LIMIT = 10\nvar counter = 0\n"
+              "class Foo {\n  val inner = 1\n}\n")
+    symbols = chunk_file(source, language_of("t.kt")).symbols
+    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in symbols] == [
+        ("STAR", "variable", 3, 4), ("LIMIT", "constant", 5, 5),
+        ("counter", "variable", 6, 6), ("Foo", "class", 7, 9)]
+
+
 def test_busted_blocks_are_definitions_named_by_their_string() -> None:
     """Lua's busted specs (`describe`, `it`) are what a spec file holds (lazy.nvim's
     tests), as Jest's blocks are; one named as a function could be is left out."""
