@@ -1,9 +1,9 @@
 ; Go: functions, methods (also an interface's), types (struct, interface, other, alias),
 ; constants and package-level variables (`var ErrMissing = errors.New(...)`, the sentinel
-; errors and singletons a package exports; `_` is no name, and a function's locals are not
-; definitions). A single `type X ...` / `const X = ...` is captured as the whole declaration, so
-; the doc comment above the keyword attaches to it; each spec of a grouped `type ( ... )` or
-; `const ( ... )` is a definition of its own. (Query anchors skip anonymous nodes such as
+; errors and singletons a package exports; `_` is no name, and a function's locals are
+; not definitions). A single `type X ...` / `const X = ...` is captured as the whole
+; declaration, so the doc comment above the keyword attaches to it; each spec of a grouped
+; `type ( ... )`, `const ( ... )` or `var ( ... )` is a definition of its own. (Query anchors skip anonymous nodes such as
 ; `(`, so the two shapes are told apart by the declaration's text.)
 (function_declaration name: (identifier) @name) @definition.function
 ; A method is qualified by its receiver's type, as Go's documentation names it:

@@ -24,7 +24,7 @@
 ([(property_declaration) (getter) (setter)] . [(getter) (setter)] @clause)
 ; A property of the file itself (`@JvmField public val STAR: WildcardTypeName = ...`,
 ; `internal val DEFAULT_COMPARATOR = ...`): a value the package exports, as Go's
-; package-level `var` is; a class's properties are not definitions.
-((source_file (property_declaration (variable_declaration (simple_identifier) @name))
+; package-level `var` is; a class's properties are not definitions. A `const val` is the
+; constant above, and one with an accessor the function above: a variable yields to them.
+(source_file (property_declaration (variable_declaration (simple_identifier) @name))
   @definition.variable)
-  (#not-match? @definition.variable "^([a-z]+\\s+)*const\\s"))
