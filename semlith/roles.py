@@ -140,7 +140,7 @@ _LANGUAGES = frozenset("""
     sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve
     vi vo wa wo xh yi yo za zh zu  kh ua  ckb ota fil yue haw ast kab sah chr gsw nds
     """.split())
-_LANGUAGE = re.compile(r"([a-z]{2,3})(?:[-_]([a-z]{2}|[a-z]{4}|\d{3}))?")
+_LANGUAGE = re.compile(r"([a-z]{2,3})(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?")
 
 
 def translation_language(path: str) -> str | None:

@@ -37,6 +37,20 @@ def definitions_found(source: str, path: str) -> list[tuple[str, int, int, bool]
             for d in find_definitions(source, language_of(path))]
 
 
+def kinds_found(source: str, path: str) -> list[tuple[str, str, int, int]]:
+    """(name, kind, first line, last line) of each definition in `source`, read as the
+    language of `path`."""
+    return [(d.name, d.kind, d.start_line, d.end_line)
+            for d in find_definitions(source, language_of(path))]
+
+
+def symbols_found(source: str, path: str) -> list[tuple[str, str, int, int]]:
+    """(qualified name, kind, first line, last line) of each symbol the chunker reports
+    for `source`, read as the language of `path`."""
+    return [(s.qualname, s.kind, s.start_line, s.end_line)
+            for s in chunk_file(source, language_of(path)).symbols]
+
+
 def def_line(lines: list[str], symbol: Symbol) -> int:
     """The line the signature starts on (the definition proper, after attributes); 0 when
     none is. A signature may run over several lines, collapsed to one, and stops at the

@@ -47,12 +47,10 @@ def old_copies(paths: Iterable[str], named: bool) -> frozenset[str]:
     if not versioned or named:
         return frozenset()
     newest: dict[str, Version] = {}  # the rest of a path -> its newest version
-    for _, rest, found in versioned:
-        newest[rest] = max(newest.get(rest, found), found)
     beside: dict[str, Version] = {}  # the folder holding version folders -> the newest
     for _, rest, found in versioned:
-        parent = _parent(rest)
-        beside[parent] = max(beside.get(parent, found), found)
+        newest[rest] = max(newest.get(rest, found), found)
+        beside[_parent(rest)] = max(beside.get(_parent(rest), found), found)
     wanted = set(newest)
     plain = set(paths) - {path for path, _, _ in versioned}
     for path in plain:  # the unversioned tree: where a version folder could have been

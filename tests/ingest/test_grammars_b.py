@@ -34,6 +34,8 @@ from tests.grammar_checks import (
     def_line,
     definitions_found,
     fixture_id,
+    kinds_found,
+    symbols_found,
 )
 
 
@@ -296,8 +298,7 @@ def test_lua_functions_handed_to_a_wrapper_are_named_by_what_holds_the_result() 
         'M.live_grep = require_on_call("files").live_grep\n'  # a value: no function here
         'local mt = setmetatable({}, { __index = base })\n'
         'function M.run()\n  local ok = pcall(function() error("x") end)\nend\n')  # an outcome
-    found = [(d.name, d.kind, d.start_line, d.end_line)
-             for d in find_definitions(source, language_of("m.lua"))]
+    found = kinds_found(source, "m.lua")
     assert found == [("horizontal", "function", 1, 4), ("on_key", "function", 5, 5),
                      ("run", "function", 8, 10)]
 
@@ -311,8 +312,7 @@ def test_lua_functions_in_tables_by_string_keys_and_built_on_the_spot() -> None:
         'tests["parses a line"] = function() end\n'
         'local gen = (function()\n  return 1\nend)()\n'
         'local mt = setmetatable({}, {\n  __call = function(self, key) return key end,\n})\n')
-    found = [(d.name, d.kind, d.start_line, d.end_line)
-             for d in find_definitions(source, language_of("m.lua"))]
+    found = kinds_found(source, "m.lua")
     assert found == [("setup", "function", 2, 2), ("run", "function", 3, 3),
                      ("parses a line", "function", 5, 5), ("gen", "function", 6, 8),
                      ("__call", "function", 10, 10)]
@@ -345,8 +345,7 @@ def test_elixir_callbacks_are_definitions_each_with_its_own_lines() -> None:
               '  @optional_callbacks config: 0\n\n'
               '  def helper(x), do: x\n'
               'end\n')
-    found = [(d.name, d.kind, d.start_line, d.end_line)
-             for d in find_definitions(source, language_of("store.ex"))]
+    found = kinds_found(source, "store.ex")
     assert found == [("Store", "module", 1, 13), ("all", "function", 2, 5),
                      ("config", "function", 6, 6), ("__using__", "function", 7, 7),
                      ("get", "function", 8, 9), ("helper", "function", 12, 12)]
@@ -376,8 +375,7 @@ def test_kotlin_properties_with_accessors_are_definitions_over_them() -> None:
               "  var name: String = \"\"\n    get() = field\n    set(value) { field = value }\n\n"
               "  val plain = 3\n\n  fun size(): Int = 0\n}\n"
               "val Queue.label: String\n  get() = name\n")
-    symbols = chunk_file(source, language_of("q.kt")).symbols
-    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in symbols] == [
+    assert symbols_found(source, "q.kt") == [
         ("Queue", "class", 1, 12), ("Queue.isEmpty", "method", 2, 3),
         ("Queue.name", "method", 5, 7), ("Queue.size", "method", 11, 11),
         ("label", "function", 13, 14)]
@@ -390,8 +388,7 @@ def test_kotlin_properties_of_a_file_are_variables() -> None:
               "@JvmField public val STAR: WildcardTypeName = WildcardTypeName.producerOf(ANY)\n"
               "private const val LIMIT = 10\nvar counter = 0\n"
               "class Foo {\n  val inner = 1\n}\n")
-    symbols = chunk_file(source, language_of("t.kt")).symbols
-    assert [(s.qualname, s.kind, s.start_line, s.end_line) for s in symbols] == [
+    assert symbols_found(source, "t.kt") == [
         ("STAR", "variable", 3, 4), ("LIMIT", "constant", 5, 5),
         ("counter", "variable", 6, 6), ("Foo", "class", 7, 9)]
 
