@@ -84,13 +84,15 @@
     (call_expression
       arguments: (arguments (function_expression name: (identifier) @name)))) @definition.function)
 ; A test framework's blocks (`describe("router", () => {})`, `it('matches', function () {})`,
-; `test.only(...)`: Jest, Vitest, Mocha, node:test), named by their string, as Zig's and
-; ExUnit's tests are; `@test`: test code. One named as a function could be
-; (`describe("parse", ...)`) is left out: calls to `parse` would find it.
+; `test.only(...)`: Jest, Vitest, Mocha, node:test, AVA), named by their string, as Zig's
+; and ExUnit's tests are; `@test`: test code. The function need not follow the name: AVA
+; passes macros between them (`test('reads', withServer, async t => {})`), Jest a timeout
+; after it. One named as a function could be (`describe("parse", ...)`) is left out:
+; calls to `parse` would find it.
 ((expression_statement (call_expression
     function: [(identifier) @_fn (member_expression object: (identifier) @_fn)]
     arguments: (arguments . [(string) (template_string)] @name
-                 . [(arrow_function) (function_expression)])))
+                 [(arrow_function) (function_expression)])))
   @definition.function @test
   (#match? @_fn "^(describe|it|test|suite|context)$")
   (#not-match? @name "^.[A-Za-z_$][A-Za-z0-9_$]*.$"))

@@ -306,12 +306,18 @@ def test_test_blocks_are_definitions_named_by_their_string() -> None:
               "  it('keeps strings', function () {\n    expect(1).toBe(1);\n  });\n"
               '  test.only(`in a template`, () => {});\n});\n\n'
               'describe("parse", () => {\n  it("works on input", () => {});\n});\n'
-              'app.get("/", (req, res) => res.send("hi"));\n')
+              'app.get("/", (req, res) => res.send("hi"));\n'
+              # AVA's macros come between the name and the function (got's tests), Jest's
+              # timeout after it.
+              "test('reads a cookie', withServer, async (t, server) => {\n  t.pass();\n});\n"
+              'test.serial("waits for the socket", async () => {}, 5000);\n'
+              'test("a title only", withServer);\n')
     found = definitions_found(source, "coerce.test.ts")
     # `describe("parse")` is named as a function could be: calls to `parse` would find it.
     assert found == [("string coercion", 3, 11, True), ("converts numbers", 4, 6, True),
                      ("keeps strings", 7, 9, True), ("in a template", 10, 10, True),
-                     ("works on input", 14, 14, True)]
+                     ("works on input", 14, 14, True), ("reads a cookie", 17, 19, True),
+                     ("waits for the socket", 20, 20, True)]
 
 
 def test_a_type_an_item_macro_defines_is_a_definition() -> None:
