@@ -121,7 +121,7 @@ _CONFIG_NAMES = frozenset({
 _CONFIG_SUFFIXES = (".gemspec", ".cabal", ".csproj", ".sln", ".podspec", ".nuspec",
                     ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".editorconfig",
                     ".pbxproj", ".xcconfig", ".xcscheme", ".xcworkspacedata", ".fsproj",
-                    ".vbproj", ".vcxproj", ".rockspec")
+                    ".vbproj", ".vcxproj", ".rockspec", ".dotsettings", ".storyboard", ".xib")
 _CONFIG_DIRS = frozenset({".github", ".circleci", ".gitlab", ".buildkite", "ci", ".ci"})
 # A project's messages in each language: `locales/de.ts`, `i18n/fr/docs/intro.md`,
 # `locale/pt_BR/LC_MESSAGES/app.po`, `translations/zh-CN.json`. The part after such a
@@ -183,6 +183,8 @@ def file_role(path: str) -> Role:
     if folders & _TEST_DIRS or _test_name(original) or _test_source_set(original) or \
             any(_TEST_PROJECT.match(folder) for folder in folders):
         return Role.TEST
+    if any(folder.endswith(".docc") for folder in folders):
+        return Role.DOCS  # an Apple DocC catalog: its tutorials and their code steps too
     if folders & _EXAMPLE_DIRS:
         return Role.EXAMPLE
     if folders & _BENCH_DIRS or _BENCH_FILE.match(stem):

@@ -127,9 +127,26 @@ def test_changelogs_by_name_with_or_without_a_suffix(path: str, role: Role) -> N
     ("build.zig", Role.CONFIG), ("build.zig.zon", Role.CONFIG), ("src/main.zig", Role.SOURCE),
     ("settings.gradle.kts", Role.CONFIG), ("src/App/App.csproj", Role.CONFIG),
     ("Directory.Build.props", Role.CONFIG), ("lume-2.3.0-0.rockspec", Role.CONFIG),
+    ("Serilog.sln.DotSettings", Role.CONFIG),  # Rider's and ReSharper's settings
+    # Interface Builder's XML: Kingfisher's demo storyboards came first for questions
+    # about table and collection views, above the view controllers.
+    ("App/Base.lproj/Main.storyboard", Role.CONFIG), ("Views/Cell.xib", Role.CONFIG),
     ("Sources/Package/Resolver.swift", Role.SOURCE)])
 def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) -> None:
     # Swift, Zig, Kotlin, C# and Lua projects, and the files Xcode writes.
+    assert file_role(path) is role
+
+
+@pytest.mark.parametrize(("path", "role"), [
+    ("Sources/Documentation.docc/Resources/code-files/01-SampleCell-3.swift", Role.DOCS),
+    ("Sources/Kingfisher.docc/Tutorials/GettingStarted.tutorial", Role.DOCS),
+    ("Sources/Kingfisher.docc/Topics.md", Role.DOCS),
+    ("Sources/Kingfisher/Image/ImageProcessor.swift", Role.SOURCE),
+    ("Sources/Documentation.docc.swift", Role.SOURCE)])  # a file so named is not a catalog
+def test_a_docc_catalog_is_documentation(path: str, role: Role) -> None:
+    """Kingfisher's DocC tutorials keep each step's code as a file (eight copies of
+    `01-ViewController-N.swift`): they took the first three slots from the demo and the
+    source for questions about table and collection views."""
     assert file_role(path) is role
 
 
