@@ -128,8 +128,9 @@ def test_changelogs_by_name_with_or_without_a_suffix(path: str, role: Role) -> N
     ("settings.gradle.kts", Role.CONFIG), ("src/App/App.csproj", Role.CONFIG),
     ("Directory.Build.props", Role.CONFIG), ("lume-2.3.0-0.rockspec", Role.CONFIG),
     ("Serilog.sln.DotSettings", Role.CONFIG),  # Rider's and ReSharper's settings
-    # Interface Builder's XML: Kingfisher's demo storyboards came first for questions
-    # about table and collection views, above the view controllers.
+    # Interface Builder's XML, which Xcode writes as it writes `project.pbxproj`: its
+    # `<collectionViewCell>` markup matched questions about collection views as well as
+    # the view controllers did (Kingfisher's demo, an example there anyway).
     ("App/Base.lproj/Main.storyboard", Role.CONFIG), ("Views/Cell.xib", Role.CONFIG),
     ("Sources/Package/Resolver.swift", Role.SOURCE)])
 def test_build_manifests_of_more_ecosystems_are_config(path: str, role: Role) -> None:
