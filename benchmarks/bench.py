@@ -28,7 +28,7 @@ SCENARIO_MODULES = ["scenarios_store", "scenarios_index", "scenarios_chunk",
                     "scenarios_secrets", "scenarios_soak", "scenarios_walk",
                     "scenarios_milvus_outage", "scenarios_vector_cache", "scenarios_edges",
                     "scenarios_portal", "scenarios_memory", "scenarios_grep",
-                    "scenarios_registry"]
+                    "scenarios_registry", "scenarios_scale"]
 MISSING: dict[str, str] = {}
 for _module in SCENARIO_MODULES:
     try:

@@ -14,6 +14,7 @@ import xxhash
 
 from semlith.edge_index import file_edges
 from semlith.ingest.chunk import Chunked, chunk_file
+from semlith.ingest.definitions import has_definitions, read_code
 from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, marked_generated
@@ -55,11 +56,14 @@ def cut(item: Candidate) -> Cut:
     # After the secret rules: a secret is reported as one, even in a generated file.
     check_generated(item.rel, data, opted_in=item.opted_in)
     language = language_of(item.rel)
-    chunked = chunk_file(document.text, language)
+    # One parse feeds the chunks and the edges (issue #43: each code file was parsed 3x).
+    code = read_code(document.text, language) \
+        if language is not None and has_definitions(language) else None
+    chunked = chunk_file(document.text, language, code=code)
     if marked_generated(item.rel, data):  # kept, and weighed as generated
         chunked = replace(chunked, chunks=[replace(c, kind=GENERATED_KIND)
                                            for c in chunked.chunks])
-    return Cut(digest, chunked, document.redacted, file_edges(document.text, language))
+    return Cut(digest, chunked, document.redacted, file_edges(document.text, language, code))
 
 
 def withholds(item: Candidate) -> bool:

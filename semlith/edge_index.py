@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from semlith.ingest.definitions import CodeFile
 from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.graph import FileEdges, edges_fingerprint, extract_edges, has_edges
@@ -25,11 +26,13 @@ from semlith.store.edges import copy_edges, stale_edge_files, write_edges
 __all__ = ["copy_edges", "file_edges", "refresh_edges", "write_file_edges"]
 
 
-def file_edges(text: str, language: Language | None) -> FileEdges | None:
-    """The edges of a file's text; None when its language has none."""
+def file_edges(text: str, language: Language | None,
+               code: CodeFile | None = None) -> FileEdges | None:
+    """The edges of a file's text (`code`: as the chunker read it); None when its
+    language has none."""
     if language is None or not has_edges(language):
         return None
-    return extract_edges(text, language)
+    return extract_edges(text, language, code)
 
 
 def write_file_edges(db: sqlite3.Connection, file_id: int, rel: str,

@@ -24,3 +24,145 @@ def minified_bundle(size: int = 3_900_000) -> str:
         length += len(part)
         i += 1
     return "".join(parts) + "}();"
+
+
+# -- generated data tables and hostile shapes in every chunked language (issue #43) ------
+
+# One entry of a generated table per language: `{g}` a group (nested container), `{i}` an
+# entry. Shaped like http4s's MimeDB.scala: thousands of small definitions in nested
+# containers, each built by a call with literal arguments.
+_TABLES: dict[str, tuple[str, str, str, str]] = {
+    # language: (file head, group open, entry, group close)
+    "python": ("", "class Group{g}:\n",
+               '    TYPE_{i} = MediaType("group{g}", "type-{i}", False, True, ["e{i}"])\n',
+               "\n"),
+    "javascript": ("", "export const group{g} = {{\n",
+                   '  type{i}: new MediaType("group{g}", "type-{i}", false, true, ["e{i}"]),\n',
+                   "};\n"),
+    "typescript": ("", "export namespace Group{g} {{\n",
+                   '  export const type{i}: MediaType = new MediaType("group{g}", "t{i}", '
+                   'false, ["e{i}"]);\n', "}\n"),
+    "tsx": ("", "export namespace Group{g} {{\n",
+            '  export const type{i}: MediaType = new MediaType("group{g}", "t{i}", false);\n',
+            "}\n"),
+    "go": ("package mime\n\n", "// Group{g} is generated.\nvar Group{g} = []MediaType{{\n",
+           '\tMediaType{{Main: "group{g}", Sub: "type-{i}", Binary: true, Ext: []string{{'
+           '"e{i}"}}}},\n', "}\n\n"),
+    "rust": ("", "pub mod group{g} {{\n    use super::MediaType;\n",
+             '    pub const TYPE_{i}: MediaType = MediaType {{ main: "group{g}", '
+             'sub: "type-{i}", binary: true }};\n', "}\n"),
+    "java": ("package org.example.mime;\n\n", "final class Group{g} {{\n",
+             '    public static final MediaType TYPE_{i} = new MediaType("group{g}", '
+             '"type-{i}", false, true);\n', "}\n"),
+    "c": ("#include \"mime.h\"\n\n", "/* group {g} */\n",
+          'static const struct media_type group{g}_type_{i} = {{"group{g}", "type-{i}", 0, 1}};\n',
+          "\n"),
+    "cpp": ("#include \"mime.h\"\n\n", "namespace group{g} {{\n",
+            'inline const MediaType type{i}{{"group{g}", "type-{i}", false, true}};\n',
+            "}  // namespace group{g}\n"),
+    "csharp": ("namespace Example.Mime;\n\n", "public static class Group{g}\n{{\n",
+               '    public static readonly MediaType Type{i} = new MediaType("group{g}", '
+               '"type-{i}", false, true);\n', "}\n"),
+    "ruby": ("", "module Group{g}\n",
+             '  TYPE_{i} = MediaType.new("group{g}", "type-{i}", false, true, ["e{i}"])\n',
+             "end\n"),
+    "php": ("<?php\n\n", "final class Group{g}\n{{\n",
+            '    public const TYPE_{i} = ["group{g}", "type-{i}", false, true];\n', "}\n"),
+    "kotlin": ("package org.example.mime\n\n", "object Group{g} {{\n",
+               '    val type{i}: MediaType = MediaType("group{g}", "type-{i}", false, true)\n',
+               "}\n"),
+    "scala": ("package org.example.mime\n\n", "object group{g} {{\n",
+              '  lazy val type{i}: MediaType = new MediaType("group{g}", "type-{i}", '
+              'compressible = false, binary = true, List("e{i}"))\n', "}\n"),
+    "swift": ("", "enum Group{g} {{\n",
+              '    static let type{i} = MediaType(main: "group{g}", sub: "type-{i}", '
+              'binary: true)\n', "}\n"),
+    "lua": ("local M = {}\n\n", "M.group{g} = {{\n",
+            '  type{i} = MediaType.new("group{g}", "type-{i}", false, true),\n', "}\n"),
+    "bash": ("#!/usr/bin/env bash\n\n", "group{g}() {{\n",
+             '  register_type "group{g}" "type-{i}" false true\n', "}\n"),
+    "elixir": ("", "defmodule Group{g} do\n",
+               '  def type{i}, do: %MediaType{{main: "group{g}", sub: "type-{i}", '
+               'binary: true}}\n', "end\n"),
+    "haskell": ("module Mime where\n\n", "-- group {g}\n",
+                'type{g}x{i} :: MediaType\ntype{g}x{i} = MediaType "group{g}" "type-{i}" '
+                'False True\n', "\n"),
+    "zig": ("const MediaType = @import(\"mime.zig\").MediaType;\n\n",
+            "pub const Group{g} = struct {{\n",
+            '    pub const type{i} = MediaType{{ .main = "group{g}", .sub = "type-{i}" }};\n',
+            "};\n"),
+}
+TABLE_LANGUAGES = tuple(_TABLES)
+EXTENSIONS = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "tsx", "go": "go",
+              "rust": "rs", "java": "java", "c": "c", "cpp": "cpp", "csharp": "cs", "ruby": "rb",
+              "php": "php", "kotlin": "kt", "scala": "scala", "swift": "swift", "lua": "lua",
+              "bash": "sh", "elixir": "ex", "haskell": "hs", "zig": "zig"}
+
+
+def data_table(language: str, size: int = 400_000, per_group: int = 80) -> str:
+    """A generated table of about `size` bytes in `language`: groups of `per_group`
+    entries, as a code generator writes a registry (http4s's MimeDB.scala)."""
+    head, opening, entry, closing = _TABLES[language]
+    parts, length, g, i = [head], len(head), 0, 0
+    while length < size:
+        group = [opening.format(g=g)]
+        for _ in range(per_group):
+            group.append(entry.format(g=g, i=i))
+            i += 1
+        group.append(closing.replace("{g}", str(g)))
+        text = "".join(group)
+        parts.append(text)
+        length += len(text)
+        g += 1
+    return "".join(parts)
+
+
+def nested_expression(language: str, depth: int = 5_000) -> str:
+    """One expression nested `depth` parentheses deep, ten to a line, assigned in
+    `language`'s way (on one line it would be judged minified and skipped)."""
+    value = "(((((((((( \n" * (depth // 10) + "1" + "\n))))))))))" * (depth // 10)
+    head = _TABLES[language][0]
+    statement = {"python": "X = {v}\n", "ruby": "X = {v}\n", "lua": "local x = {v}\n",
+                 "bash": "x=$(( {v} ))\n", "elixir": "x = {v}\n", "haskell": "x = {v}\n",
+                 "go": "var x = {v}\n", "rust": "const X: i32 = {v};\n",
+                 "c": "static const int x = {v};\n", "cpp": "const int x = {v};\n",
+                 "java": "class N {{ static final int X = {v}; }}\n",
+                 "csharp": "class N {{ const int X = {v}; }}\n", "php": "<?php\n$x = {v};\n",
+                 "kotlin": "val x = {v}\n", "scala": "object N {{ val x = {v} }}\n",
+                 "swift": "let x = {v}\n", "zig": "const x = {v};\n"}.get(language,
+                                                                           "const x = {v};\n")
+    return head.replace("<?php\n\n", "") + statement.format(v=value)
+
+
+def huge_string(language: str, size: int = 1_000_000) -> str:
+    """A definition holding one string literal of `size` characters, on many lines where
+    the language allows (a heredoc, a raw string) and on one line otherwise."""
+    blob = "".join(f"{i:08x} chunk of embedded resource data\n" for i in range(size // 40))
+    one_line = blob.replace("\n", " ")
+    return {
+        "python": f'BLOB = """\n{blob}"""\n',
+        "ruby": f"BLOB = <<~DATA\n{blob}DATA\n",
+        "go": f"package blob\n\nconst Blob = `\n{blob}`\n",
+        "rust": f'pub const BLOB: &str = r#"\n{blob}"#;\n',
+        "javascript": f"export const BLOB = `\n{blob}`;\n",
+        "typescript": f"export const BLOB: string = `\n{blob}`;\n",
+        "tsx": f"export const BLOB: string = `\n{blob}`;\n",
+        "kotlin": f'val BLOB = """\n{blob}"""\n',
+        "scala": f'object Blob {{ val data = """\n{blob}""" }}\n',
+        "swift": f'let blob = """\n{blob}"""\n',
+        "lua": f"local blob = [[\n{blob}]]\n",
+        "bash": f"BLOB=$(cat <<'EOF'\n{blob}EOF\n)\n",
+        "elixir": f'defmodule Blob do\n  def data, do: """\n{blob}"""\nend\n',
+        "php": f"<?php\n$blob = <<<'EOT'\n{blob}EOT;\n",
+        "cpp": f'const char* blob = R"(\n{blob})";\n',
+        "csharp": f'class Blob {{ const string Data = @"\n{blob}"; }}\n',
+        "c": f'static const char blob[] = "{one_line}";\n',
+        "java": f'class Blob {{ static final String DATA = "{one_line}"; }}\n',
+        "haskell": f'blob :: String\nblob = "{one_line}"\n',
+        "zig": f'const blob = "{one_line}";\n',
+    }[language]
+
+
+def minified_line(language: str, size: int = 500_000) -> str:
+    """One line of `size` bytes of statements, as a minifier or a code generator leaves it."""
+    return data_table(language, size).replace("\n", " ")

@@ -18,7 +18,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from semlith.ingest.definitions import Definition, ParseFailed, find_definitions
+from semlith.ingest.definitions import CodeFile, Definition, read_code
 from semlith.ingest.plan import (
     MAX_CHUNKS_PER_FILE,
     Chunk,
@@ -116,11 +116,14 @@ def line_windows(text: str, *, first_line: int = 1, max_chars: int = MAX_CHARS,
 # -- entry point -------------------------------------------------------------------------
 
 def chunk_file(text: str, language: Language | None = None, *,
-               max_chars: int = MAX_CHARS, whole_chars: int = WHOLE_CHARS) -> Chunked:
+               max_chars: int = MAX_CHARS, whole_chars: int = WHOLE_CHARS,
+               code: CodeFile | None = None) -> Chunked:
     """Chunks and symbols of a file's text; the strategy depends on its language.
 
     `max_chars` bounds line windows, the parts of a split definition and a pack of small
-    neighbours; a function-like definition up to `whole_chars` is one chunk.
+    neighbours; a function-like definition up to `whole_chars` is one chunk. `code` is
+    the text already read by `read_code` (the indexer parses a file once for its chunks
+    and its edges); without it, code is read here.
     """
     lines = text.split("\n")
     if language is not None and language.headings:
@@ -132,11 +135,10 @@ def chunk_file(text: str, language: Language | None = None, *,
                 return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
     if language is None or language.grammar is None:
         return Chunked(line_windows(text, max_chars=max_chars), [], "lines")
-    try:
-        definitions = find_definitions(text, language)
-    except ParseFailed as exc:
-        return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
-    roots = nest(definitions)
+    code = code or read_code(text, language)
+    if code.failed:
+        return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({code.failed})")
+    roots = nest(code.definitions)
     try:
         chunks = plan(lines, roots, max_chars, whole_chars)
     except RecursionError:  # definitions nested thousands deep (generated code)

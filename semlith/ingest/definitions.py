@@ -1,6 +1,6 @@
 """Definitions in source code, found with tree-sitter and the queries in `grammars/`.
 
-`find_definitions(text, language)` parses the text (bounded in time), runs the
+`read_code(text, language)` parses the text once (bounded in time, `parse.py`), runs the
 language's query and returns `Definition`s with 1-based line spans: `start_line` is
 extended upward over the doc comments, decorators and attributes directly above the
 definition; `cuts` are the lines where the statements of its body start (where a long
@@ -13,21 +13,15 @@ import bisect
 import functools
 import heapq
 import re
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from semlith.ingest.parse import Parsed, ParseFailed, parse_text, query_matches
 from semlith.ingest.queries import compile_query, query_text
 from semlith.ingest.signatures import BODY_DEPTH, signature
 from semlith.languages import Language
 
-# A file whose parse, query and definitions take longer than this falls back to line
-# windows (issue #26; see _parse and _matches for what they cost).
-PARSE_SECONDS = 3.0
-_READ = 1 << 16
-_QUERY_WINDOW = 1 << 16  # bytes queried between two looks at the clock
 # Nodes that belong to the definition below them when directly above it.
 _ATTACHED = ("comment", "decorator", "attribute", "annotation", "doc",
              "unary_operator")  # Elixir `@doc`, `@spec` above a `def`
@@ -40,10 +34,6 @@ _FILE_DOC = re.compile(r"@(file|fileoverview|overview|module|license|copyright|"
 CLASS_LIKE = frozenset({"class", "struct", "interface", "impl", "module", "enum"})
 # A function directly in one of these is a method (not in a module, namespace or package).
 METHOD_OWNERS = CLASS_LIKE - {"module"}
-
-
-class ParseFailed(Exception):
-    """The file could not be parsed in time (or at all); str() says why."""
 
 
 @dataclass(slots=True)
@@ -99,67 +89,49 @@ def has_definitions(language: Language | None) -> bool:
     return (resources.files("semlith.grammars") / f"{language.grammar}.scm").is_file()
 
 
-def _parse(grammar: str, data: bytes, deadline: float) -> Any:
-    """The tree of `data`; ParseFailed once the clock passes `deadline`.
-
-    Issue #26: a read callback that ended the input at the deadline made `Node.text`, which
-    reads the source back through it, spin forever. The callback now only slices `data` and
-    the parse is cancelled through `progress_callback` (called every ~100 bytes: a 2.4 MB
-    module parses in 0.41 s with it, 0.35 s from bytes, which would ignore it).
-    """
-    from tree_sitter_language_pack import get_parser
-
-    parser = get_parser(grammar)  # type: ignore[arg-type]
-    try:
-        tree = parser.parse(lambda offset, _point: data[offset : offset + _READ],
-                            progress_callback=lambda _at, _error: time.monotonic() > deadline)
-    except ValueError:  # "Parsing failed": the progress callback cancelled it
-        if time.monotonic() > deadline:
-            raise ParseFailed(f"parse took over {PARSE_SECONDS:.0f} s") from None
-        raise
-    if tree is None:
-        raise ParseFailed("parser returned nothing")
-    if time.monotonic() > deadline:  # a short input may finish without calling it back
-        raise ParseFailed(f"parse took over {PARSE_SECONDS:.0f} s")
-    return tree
-
-
-def _matches(query: Any, tree: Any, size: int, deadline: float) -> Iterator[dict[str, Any]]:
-    """The query's matches (their captures), a window of bytes at a time, until `deadline`.
-
-    `QueryCursor.matches(progress_callback=...)` segfaults in py-tree-sitter 0.26.1 (the
-    options it gives the cursor are out of scope when the cursor calls them), so the query is
-    bounded by running it `_QUERY_WINDOW` bytes at a time instead: 0.17 s for the 2.4 MB
-    module against 0.16 s at once, 0.47 s against 0.57 s for a 3.9 MB one-line bundle. A
-    match that crosses a window's edge comes once per window; the caller keeps the first.
-    """
-    from tree_sitter import QueryCursor
-
-    for start in range(0, max(size, 1), _QUERY_WINDOW):
-        if time.monotonic() > deadline:
-            raise ParseFailed(f"definitions took over {PARSE_SECONDS:.0f} s")
-        cursor = QueryCursor(query)
-        cursor.set_byte_range(start, min(size, start + _QUERY_WINDOW))
-        for _, captures in cursor.matches(tree.root_node):
-            yield captures
-
-
 def find_definitions(text: str, language: Language) -> list[Definition]:
     """Every definition in `text`, in source order (not nested). Raises ParseFailed, also
     when parsing the file, querying it and reading its definitions take over PARSE_SECONDS."""
+    code = read_code(text, language)
+    if code.failed:
+        raise ParseFailed(code.failed)
+    return code.definitions
+
+
+@dataclass(frozen=True, slots=True)
+class CodeFile:
+    """A code file read once (issue #43): its parse and definitions feed both the chunker
+    and the edge extractor; `failed` says why there are none."""
+
+    parsed: Parsed | None
+    definitions: list[Definition]
+    failed: str = ""
+
+
+def read_code(text: str, language: Language) -> CodeFile:
+    """`text` parsed once and its definitions read, or why that failed (never raises)."""
+    try:
+        if not language.grammar or _query(language.grammar) is None:
+            raise ParseFailed(f"no grammar query for {language.name}")
+        parsed = parse_text(text, language.grammar)
+        return CodeFile(parsed, definitions_of(parsed, language))
+    except ParseFailed as exc:
+        return CodeFile(None, [], str(exc))
+
+
+def definitions_of(parsed: Parsed, language: Language) -> list[Definition]:
+    """Every definition of a parsed file, in source order (not nested), read by the
+    parse's deadline (else ParseFailed)."""
     query = _query(language.grammar) if language.grammar else None
     if query is None:
         raise ParseFailed(f"no grammar query for {language.name}")
-    deadline = time.monotonic() + PARSE_SECONDS
-    data = text.encode("utf-8", "replace")
-    lines = text.split("\n")
+    data, lines = parsed.data, parsed.lines
     found: dict[tuple[int, int], Definition] = {}
     clauses: dict[tuple[int, int], Any] = {}
     marks: set[int] = set()  # rows of `@test` marks: `#[test]`, `#[cfg(test)]`, Zig `test`
     whole = False  # a `@test.file` mark: the file is test code (Rust's `#![cfg(test)]`)
     try:
-        tree = _parse(str(language.grammar), data, deadline)
-        for captures in _matches(query, tree, len(data), deadline):
+        for captures in query_matches(query, parsed.tree, len(data), parsed.deadline):
             marks.update(n.start_point.row + 1 for n in captures.get("test", ()))
             whole = whole or "test.file" in captures
             _add(found, clauses, captures, lines, data)

@@ -173,7 +173,7 @@ def test_a_c_header_is_read_by_the_cpp_grammar_and_keeps_its_definitions() -> No
 
 
 def test_parse_timeout_falls_back_to_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("semlith.ingest.definitions.PARSE_SECONDS", -1.0)
+    monkeypatch.setattr("semlith.ingest.parse.PARSE_SECONDS", -1.0)
     result = chunk_file("def f():\n    return 1\n", PY)
     assert result.strategy.startswith("lines (parse took over")
     assert result.chunks[0].text.startswith("def f")

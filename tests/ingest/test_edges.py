@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from semlith.ingest import definitions
+from semlith.ingest import parse as parsing
 from semlith.ingest.graph import (
     MODULE,
     FileEdges,
@@ -159,7 +160,7 @@ def test_a_parse_past_the_deadline_loses_the_files_edges_with_the_reason(
 
 
 def test_definitions_that_fail_lose_the_files_edges(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(definitions, "PARSE_SECONDS", -1.0)
+    monkeypatch.setattr(parsing, "PARSE_SECONDS", -1.0)
     edges = extract_edges("def f():\n    g()\n", resolve_language("python"))
     assert edges.calls == () and edges.failed.startswith("definitions: ")
 

@@ -13,7 +13,8 @@ from typing import TypeVar
 
 import pytest
 
-from semlith.ingest import definitions, plan
+from semlith.ingest import parse as parsing
+from semlith.ingest import plan
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
 from semlith.ingest.extract import MAX_TEXT_CHARS, extract_text
 from semlith.ingest.generated import GENERATED_MIN_BYTES, Generated, check_generated
@@ -90,15 +91,15 @@ def test_a_deadline_passing_between_parse_and_names_falls_back_instead_of_spinni
     """The issue's mechanism: once the deadline passed, the old read callback returned b""
     and `Node.text` called it again and again without end."""
     now = [0.0]
-    parse = definitions._parse
+    parse = parsing.parse_bytes
 
     def parse_then_late(*args: object) -> object:
         tree = parse(*args)  # type: ignore[arg-type]
         now[0] = 1e9  # the deadline passes right after the parse
         return tree
 
-    monkeypatch.setattr(definitions, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    monkeypatch.setattr(definitions, "_parse", parse_then_late)
+    monkeypatch.setattr(parsing, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(parsing, "parse_bytes", parse_then_late)
     result = within(HANG_SECONDS, lambda: chunk_file("def f():\n    return 1\n", PY))
     assert result.strategy == "lines (definitions took over 3 s)"
     assert result.chunks[0].text == "def f():\n    return 1\n"
@@ -182,7 +183,7 @@ def test_ordinary_large_source_just_under_the_thresholds_is_cut_at_definitions(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # What is measured here is the size thresholds, not the clock: on a loaded machine
     # the 740 KB module can take longer than the parse and plan deadlines.
-    monkeypatch.setattr(definitions, "PARSE_SECONDS", 120.0)
+    monkeypatch.setattr(parsing, "PARSE_SECONDS", 120.0)
     monkeypatch.setattr(plan, "PLAN_SECONDS", 120.0)
     marked = padded(GENERATED_MARKER, GENERATED_MIN_BYTES - 1,
                     "def f(x):\n    return x + 1\n\n").decode()

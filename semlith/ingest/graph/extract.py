@@ -1,10 +1,8 @@
 """Edges of one file, found with tree-sitter and the queries in `grammars/edges/`.
 
-`extract_edges(text, language)` finds the file's definitions (`find_definitions`, the
-chunker's own), parses the text (bounded in time like definitions), runs the language's
-edge query a window at a time and shapes each match into a record. `edges_from_tree`
-does the same over a tree and definitions the caller already has, so that an indexer
-that parses once can hand both to the chunker and to this.
+`extract_edges(text, language, code)` takes the file as `read_code` read it (one parse,
+whose definitions the chunker uses too), runs the language's edge query a window at a
+time and shapes each match into a record; `edges_from_tree` is that step alone.
 """
 
 from __future__ import annotations
@@ -15,17 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-# definitions.py's bounded parse and windowed query (issue #26's workarounds) are reused,
-# not copied: its owner is reworking that module, and these two should become public
-# there (then this import changes, nothing else).
-from semlith.ingest.definitions import (
-    PARSE_SECONDS,
-    Definition,
-    ParseFailed,
-    _matches,
-    _parse,
-    find_definitions,
-)
+from semlith.ingest.definitions import CodeFile, Definition, read_code
 from semlith.ingest.graph.records import (
     Call,
     Contain,
@@ -50,11 +38,12 @@ from semlith.ingest.graph.shapes import (
     type_text,
     unquote,
 )
+from semlith.ingest.parse import PARSE_SECONDS, ParseFailed, query_matches
 from semlith.ingest.queries import compile_query, query_text
 from semlith.languages import Language
 
-# Parsing and querying a file for its edges get the definitions' budget again (their
-# parse is not shared yet: see docs/architecture.md, "Code graph: extraction").
+# The edge query gets the definitions' budget again, from when it starts (the parse and
+# the definitions it reads are the chunker's, under their own deadline).
 EDGE_SECONDS = PARSE_SECONDS
 # A generated file can hold a call a line; past this many records a file's edges are cut
 # (and marked truncated) rather than stored by the hundred thousand.
@@ -98,27 +87,20 @@ def has_edges(language: Language | None) -> bool:
     return bool(_edge_source(language.grammar).is_file())
 
 
-def extract_edges(text: str, language: Language) -> FileEdges:
-    """Calls, imports, inheritance, containment and typed locals of one file.
+def extract_edges(text: str, language: Language, code: CodeFile | None = None) -> FileEdges:
+    """Calls, imports, inheritance, containment and typed locals of one file; `code` is
+    the text already read by `read_code` (one parse for the chunks and the edges).
 
     Never raises for the file's sake: a file that does not parse, or whose definitions,
     parse or query take longer than their bounds, gets empty edges and `failed` says why.
     """
     if not has_edges(language):
         return FileEdges(failed=f"no edge query for {language.name}")
-    try:
-        definitions = find_definitions(text, language)
-    except ParseFailed as exc:
-        return FileEdges(failed=f"definitions: {exc}")
-    deadline = time.monotonic() + EDGE_SECONDS
-    data = text.encode("utf-8", "replace")
-    try:
-        tree = _parse(str(language.grammar), data, deadline)
-    except ParseFailed:
-        return FileEdges(failed=f"parse took over {EDGE_SECONDS:g} s")
-    except Exception as exc:  # noqa: BLE001 - the binding raises assorted errors
-        return FileEdges(failed=f"{type(exc).__name__}: {exc}")
-    return edges_from_tree(tree, data, language, definitions, deadline=deadline)
+    code = code or read_code(text, language)
+    if code.parsed is None:
+        return FileEdges(failed=f"definitions: {code.failed}")
+    return edges_from_tree(code.parsed.tree, code.parsed.data, language, code.definitions,
+                           deadline=time.monotonic() + EDGE_SECONDS)
 
 
 def edges_from_tree(tree: Any, data: bytes, language: Language,
@@ -131,7 +113,7 @@ def edges_from_tree(tree: Any, data: bytes, language: Language,
         return FileEdges(failed=f"no edge query for {language.name}")
     collector = _Collector(language.name, data, Scopes(definitions))
     try:
-        for captures in _matches(query, tree, len(data), deadline):
+        for captures in query_matches(query, tree, len(data), deadline, "edges"):
             if not collector.add(captures):
                 break
     except ParseFailed:
