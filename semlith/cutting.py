@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 import xxhash
 
 from semlith.edge_index import file_edges
-from semlith.ingest.chunk import Chunked, chunk_file
+from semlith.ingest.chunk import Chunked, chunk_file, text_windows
+from semlith.ingest.cost import check_size, text_reason
 from semlith.ingest.definitions import has_definitions, read_code
 from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, marked_generated
-from semlith.ingest.graph import FileEdges
+from semlith.ingest.graph import FileEdges, has_edges
 from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.walk import Candidate
 from semlith.languages import language_of
@@ -45,9 +46,11 @@ def read_walked(item: Candidate) -> bytes:
     return read_file(item.path, limit_for(item.rel))
 
 
-def cut(item: Candidate) -> Cut:
-    """Read, judge and cut one file. Raises Unreadable (a secret, binary, generated or
-    minified, or not text; `generated.skip_record` says why) or OSError."""
+def cut(item: Candidate, allowance: int) -> Cut:
+    """Read, judge and cut one file, its work held to `allowance` bytes of memory
+    (`cost.file_allowance`). Raises Unreadable (a secret, binary, generated or minified,
+    too large for the allowance, or not text; `generated.skip_record` says why) or
+    OSError."""
     data = read_walked(item)
     # The file may have changed since the scan hashed it: record the hash of the bytes
     # actually indexed, so the next run sees any later change.
@@ -55,15 +58,24 @@ def cut(item: Candidate) -> Cut:
     document = read_document(item.rel, data, opted_in=item.opted_in)
     # After the secret rules: a secret is reported as one, even in a generated file.
     check_generated(item.rel, data, opted_in=item.opted_in)
+    check_size(document.text, allowance)
     language = language_of(item.rel)
-    # One parse feeds the chunks and the edges (issue #43: each code file was parsed 3x).
-    code = read_code(document.text, language) \
-        if language is not None and has_definitions(language) else None
-    chunked = chunk_file(document.text, language, code=code)
+    # Judged before the parse, from the bytes (cost.py): a data table or a file whose
+    # parse would not fit the allowance is cut into line windows, and says why.
+    plain = text_reason(data, language.grammar, allowance) \
+        if language is not None and language.grammar and has_definitions(language) else ""
+    if plain:
+        chunked = text_windows(document.text, plain)
+        edges = FileEdges(failed=f"cut as text: {plain}") if has_edges(language) else None
+    else:  # one parse feeds the chunks and the edges (issue #43: each was parsed 3 times)
+        code = read_code(document.text, language) \
+            if language is not None and has_definitions(language) else None
+        chunked = chunk_file(document.text, language, code=code)
+        edges = file_edges(document.text, language, code)
     if marked_generated(item.rel, data):  # kept, and weighed as generated
         chunked = replace(chunked, chunks=[replace(c, kind=GENERATED_KIND)
                                            for c in chunked.chunks])
-    return Cut(digest, chunked, document.redacted, file_edges(document.text, language, code))
+    return Cut(digest, chunked, document.redacted, edges)
 
 
 def withholds(item: Candidate) -> bool:

@@ -19,6 +19,7 @@ from semlith.edge_index import write_file_edges
 from semlith.embed.text import Embedder, embed_counting
 from semlith.image_index import ImageIndexer, ImageModel
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, split_identifiers
+from semlith.ingest.cost import file_allowance
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import skip_record
@@ -84,6 +85,7 @@ class EmbedPhase:
         self._cut = self._cached = 0  # chunks written so far; vectors the cache gave
         self._cut_bytes = self._text_bytes = 0  # text bytes cut so far, of these in all
         self._last_checkpoint = 0.0
+        self._allowance = file_allowance(store.settings.index_memory_mb << 20)
 
     def run(self, todo: list[Todo], start: float, budget: float | None) -> None:
         """Embed `todo` in order until done, `budget` seconds after `start` or stopped."""
@@ -133,8 +135,8 @@ class EmbedPhase:
         """Extract and chunk one file; None (and a skip record) when it cannot be read."""
         rel = item.cand.rel
         try:
-            done = cut(item.cand)
-        except Unreadable as exc:  # a secret, binary, generated or minified, or not text
+            done = cut(item.cand, self._allowance)
+        except Unreadable as exc:  # a secret, binary, generated, too large, or not text
             reason, detail = skip_record(exc)
             self._skip(item, reason, detail)
             if reason in (SkipReason.SECRET, SkipReason.GENERATED):  # news to the user

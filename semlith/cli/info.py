@@ -43,11 +43,13 @@ def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
 
 @main.command()
 @store_option(multiple=True)
-@click.option("--skipped", is_flag=True, help="List skipped paths with their reasons instead.")
+@click.option("--skipped", is_flag=True,
+              help="List what was left out, and the code indexed as text instead of at its "
+                   "definitions, with the reasons.")
 @json_option
 @click.pass_context
 def files(ctx: click.Context, stores: tuple[str, ...], skipped: bool, as_json: bool) -> None:
-    """List indexed files (or, with --skipped, what was left out and why).
+    """List indexed files (or, with --skipped, what was left out or cut as text, and why).
 
     \b
     Examples:

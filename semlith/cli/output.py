@@ -169,8 +169,7 @@ def stats(info: StoreStats) -> str:
         f"chunks     {info.chunks}" + (f" ({info.pending_chunks} not embedded yet: found by "
                                         "keyword and symbol, not by meaning)"
                                         if info.pending_chunks else ""),
-        "chunked by " + ", ".join(f"{how or 'unknown'}: {n}"
-                                  for how, n in info.chunked_by.items()),
+        _chunked_by(info.chunked_by),
         _vector_side(shards, info.exact_records),
     ]
     for name, space in info.spaces.items():
@@ -194,6 +193,17 @@ def stats(info: StoreStats) -> str:
                      "memory budget: searches read the coldest ones from disk per query "
                      "(raise SEMLITH_INDEX_MEMORY to avoid it)")
     return "\n".join(lines)
+
+
+def _chunked_by(strategies: dict[str, int]) -> str:
+    """How files were cut; the code files cut as text for a reason (`lines (why)`) are
+    counted together, their reasons left to `files --skipped`."""
+    plain = {how: n for how, n in strategies.items() if not how.startswith("lines (")}
+    as_text = sum(n for how, n in strategies.items() if how.startswith("lines ("))
+    parts = [f"{how or 'unknown'}: {n}" for how, n in plain.items()]
+    if as_text:
+        parts.append(f"as text: {as_text} (`files --skipped` says why)")
+    return "chunked by " + ", ".join(parts)
 
 
 def _cache_line(info: StoreStats) -> str:

@@ -35,7 +35,7 @@ from semlith.languages import Language
 # is where the rest of semlith takes them from.
 __all__ = ["CAMEL", "MAX_CHARS", "MAX_CHUNKS_PER_FILE", "WHOLE_CHARS", "Chunk", "Chunked",
            "Symbol", "chunk_file", "chunk_text", "hard_split", "line_windows",
-           "split_identifiers", "strategy_of"]
+           "split_identifiers", "strategy_of", "text_windows"]
 
 MAX_CHARS = 800
 # A definition that is not class-like stays one chunk up to this size (issue #21: a
@@ -146,6 +146,11 @@ def chunk_file(text: str, language: Language | None = None, *,
     except PlanOverdue as exc:
         return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({exc})")
     return Chunked(mark_preambles(chunks), _symbols(roots, chunks), "definitions")
+
+
+def text_windows(text: str, reason: str, *, max_chars: int = MAX_CHARS) -> Chunked:
+    """A code file cut into line windows instead of at its definitions, and why."""
+    return Chunked(line_windows(text, max_chars=max_chars), [], f"lines ({reason})")
 
 
 def strategy_of(language: Language) -> str:

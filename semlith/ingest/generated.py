@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from semlith.ingest.cost import TooLarge
 from semlith.ingest.document import Withheld
 from semlith.ingest.extract import Binary, is_extracted
 from semlith.ingest.formats.limits import Unreadable
@@ -137,6 +138,8 @@ def skip_record(exc: Unreadable) -> tuple[SkipReason | str, str]:
         return SkipReason.SECRET, str(exc)
     if isinstance(exc, Generated):
         return SkipReason.GENERATED, str(exc)
+    if isinstance(exc, TooLarge):
+        return SkipReason.TOO_LARGE, str(exc)
     if isinstance(exc, Binary):
         return "binary", ""  # no SkipReason: the walk never reads a file
     return SkipReason.UNREADABLE, str(exc)

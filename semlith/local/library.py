@@ -244,8 +244,11 @@ class LocalLibrary(Installation):
     def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
         with self._reading(scope) as (opened, _):
             _listed_here(opened, "skipped files")
-            return [SkipEntry(label, r.path, r.reason, r.detail)
-                    for label, store in opened for r in store.corpus.skipped().values()]
+            return [entry for label, store in opened for entry in [  # and what was cut as text
+                *(SkipEntry(label, r.path, r.reason, r.detail)
+                  for r in store.corpus.skipped().values()),
+                *(SkipEntry(label, path, "text", why)
+                  for path, why in store.corpus.cut_as_text().items())]]
 
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
         with self._reading(scope) as (opened, _):

@@ -200,6 +200,12 @@ class Catalog(ThreadConnections):
         return {str(r[0]): int(r[1]) for r in self.db.execute(
             "SELECT chunker, COUNT(*) FROM files GROUP BY chunker ORDER BY 2 DESC")}
 
+    def cut_as_text(self) -> dict[str, str]:
+        """The files cut into line windows for a reason (a code file not parsed, or whose
+        parse failed: chunker 'lines (why)'), by path, with the reason."""
+        return {str(path): str(chunker)[len("lines ("):-1] for path, chunker in self.db.execute(
+            "SELECT path, chunker FROM files WHERE chunker LIKE 'lines (%)' ORDER BY path")}
+
     def commit_hashes(self, db: sqlite3.Connection, done: Iterable[tuple[int, str]]) -> None:
         """Record content hashes: only call once the files' vectors are durable."""
         now = time.time()

@@ -117,6 +117,10 @@ class Corpus(Protocol):
     def skipped(self) -> dict[str, SkipRecord]:
         ...
 
+    def cut_as_text(self) -> dict[str, str]:
+        """Files indexed as line windows instead of at their definitions, with why."""
+        ...
+
 
 class LocalCorpus:
     """A store's own catalog and vector spaces."""
@@ -183,6 +187,9 @@ class LocalCorpus:
 
     def skipped(self) -> dict[str, SkipRecord]:
         return self.catalog.skipped()
+
+    def cut_as_text(self) -> dict[str, str]:
+        return self.catalog.cut_as_text()
 
     def stats(self) -> dict[str, Any]:
         store, catalog = self.store, self.catalog

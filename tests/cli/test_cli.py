@@ -102,6 +102,23 @@ def test_files_skipped_stats_forget(tree: Path) -> None:
     assert json.loads(run("stats", "--json").output)["files"] == 7
 
 
+def test_code_cut_as_text_is_listed_with_skips_and_counted_in_stats(tree: Path) -> None:
+    from tests.hostile_files import data_table
+
+    (tree / "gen").mkdir()
+    (tree / "gen" / "MimeDB.scala").write_text(data_table("scala", 100_000))
+    run("index", "--quiet")
+    skipped = run("files", "--skipped").output.splitlines()
+    assert "gen/MimeDB.scala\ttext (data table: 97% of its lines have one shape)" in skipped
+    rows = json.loads(run("files", "--skipped", "--json").output)
+    assert {"store": "proj", "path": "gen/MimeDB.scala", "reason": "text",
+            "detail": "data table: 97% of its lines have one shape"} in rows
+    assert "gen/MimeDB.scala\tindexed" in run("files").output  # indexed all the same
+    stats = run("stats").output
+    assert "as text: 1 (`files --skipped` says why)" in stats
+    assert "MimeDB.scala" in run("search", "--exact", "type-37", "-l").output
+
+
 def test_verbose_lists_skips(tree: Path) -> None:
     (tree / "node_modules").mkdir()
     result = run("index", "--verbose", "--quiet")
