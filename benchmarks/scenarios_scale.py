@@ -62,9 +62,16 @@ def _home(workdir: Path, tag: str) -> dict[str, str]:
     return {**os.environ, "SEMLITH_HOME": str(workdir / f"home-{tag}")}
 
 
+def _env(home: str) -> dict[str, str]:
+    """A fresh home (an empty vector cache: every chunk is embedded) whose models are
+    built once for all runs (`SEMLITH_MODELS` beside it)."""
+    models = os.environ.get("SEMLITH_MODELS") or str(Path(home).parent / "models")
+    return {**os.environ, "SEMLITH_HOME": home, "SEMLITH_MODELS": models}
+
+
 def _index(root: str, home: str, stand_in: bool) -> Metrics:
     """Index `root` from scratch in this (fresh) process, timing its passes."""
-    settings = Settings.load(env={**os.environ, "SEMLITH_HOME": home})
+    settings = Settings.load(env=_env(home))
     lib = LocalLibrary(settings, embedder_factory=StandIn() if stand_in else None)
     marks: dict[str, float] = {}
     start = time.perf_counter()
@@ -84,6 +91,7 @@ def _index(root: str, home: str, stand_in: bool) -> Metrics:
     lib.close()
     return {"files": report.indexed, "chunks": report.chunks,
             "keyword_all_s": round(read_s, 1), "full_s": round(total, 1),
+            "chunks_per_s": round(report.chunks / total, 1),
             "read_chunks_per_s": round(report.chunks / max(read_s, 1e-9), 1),
             "embed_chunks_per_s": round(report.chunks / max(embed_s, 1e-9), 1),
             "peak_rss_mb": round(peak), "store_mb": round(disk / (1 << 20))}
@@ -91,7 +99,7 @@ def _index(root: str, home: str, stand_in: bool) -> Metrics:
 
 def _searches(root: str, home: str, stand_in: bool, marker: str) -> Metrics:
     """Warm search p50/p95 over the store, and that the last file answers by keyword."""
-    settings = Settings.load(env={**os.environ, "SEMLITH_HOME": home})
+    settings = Settings.load(env=_env(home))
     lib = LocalLibrary(settings, embedder_factory=StandIn() if stand_in else None)
     scope = Scope(stores=(str(Path(root) / ".semlith"),))
     found = lib.grep(marker, files_only=True, scope=scope).files
@@ -138,14 +146,15 @@ def write_tree(root: Path, chunks: int) -> str:
     return marker
 
 
-def _measure_tree(ctx: Context, root: Path, marker: str, tag: str, stand_in: bool
-                  ) -> Metrics:
+def _measure_tree(ctx: Context, root: Path, marker: str, tag: str, stand_in: bool,
+                  search: bool = True) -> Metrics:
     shutil.rmtree(root / ".semlith", ignore_errors=True)
     home = _home(ctx.workdir, tag)["SEMLITH_HOME"]
     shutil.rmtree(home, ignore_errors=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
     out = isolated(_index, str(root), home, stand_in)
-    out.update(isolated(_searches, str(root), home, stand_in, marker))
+    if search:
+        out.update(isolated(_searches, str(root), home, stand_in, marker))
     out["load_before"] = round(load, 2)
     return out
 
@@ -159,6 +168,34 @@ def scale(ctx: Context, sizes: list[int]) -> Result:
         marker = write_tree(root, n)
         out[n] = _measure_tree(ctx, root, marker, f"scale-{n}", stand_in=True)
         ctx.log(f"scale {n:,}: {out[n]}")
+    return out
+
+
+def write_small_files(root: Path, files: int) -> str:
+    """`files` one-line modules in folders of 100 (the shape of a tree of generated
+    stubs); returns a word only the last one holds."""
+    done = root / ".complete"
+    marker = f"smallmarker{files - 1}"
+    if not done.exists():
+        shutil.rmtree(root, ignore_errors=True)
+        for n in range(files):
+            folder = root / f"pkg{n // 100:04d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            word = marker if n == files - 1 else f"value{n}"
+            (folder / f"f{n:05d}.py").write_text(f"VALUE_{n} = {n}  # {word}\n")
+        done.write_text("ok\n")
+    return marker
+
+
+@scenario("small_files", sizes=[10_000], fast_sizes=[500])
+def small_files(ctx: Context, sizes: list[int]) -> Result:
+    """N one-line files, stand-in model: seconds until the last answers by keyword."""
+    out: Result = {}
+    for n in sizes:
+        root = ctx.workdir / f"small-{n}"
+        marker = write_small_files(root, n)
+        out[n] = _measure_tree(ctx, root, marker, f"small-{n}", stand_in=True)
+        ctx.log(f"small_files {n:,}: {out[n]}")
     return out
 
 
@@ -181,8 +218,34 @@ def repo(ctx: Context, sizes: list[int]) -> Result:
     return out
 
 
+# The Python standard library's packages this harness indexes as a corpus anyone has:
+# the same bytes on every machine with the same Python (3.11.7 here: 42 files, 818 KB).
+STDLIB_PACKAGES = ("email", "http", "json", "logging")
+
+
+@scenario("index_stdlib", sizes=[1], fast_sizes=[1], needs_model=True)
+def index_stdlib(ctx: Context, sizes: list[int]) -> Result:
+    """Index four stdlib packages N times with the real model: chunks/s end to end."""
+    import sysconfig
+
+    root = ctx.workdir / "stdlib-corpus"
+    if not root.exists():
+        for name in STDLIB_PACKAGES:
+            shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / name, root / name,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+    out: Result = {}
+    for runs in sizes:
+        rows = [_measure_tree(ctx, root, "", f"stdlib-{r}", stand_in=False, search=False)
+                for r in range(runs)]
+        best = max(rows, key=lambda m: float(m["chunks_per_s"]))
+        out[runs] = {**best, "runs_chunks_per_s": " ".join(str(m["chunks_per_s"])
+                                                           for m in rows)}
+        ctx.log(f"index_stdlib x{runs}: {out[runs]}")
+    return out
+
+
 def _table_once(folder: str, home: str, stand_in: bool) -> Metrics:
-    settings = Settings.load(env={**os.environ, "SEMLITH_HOME": home})
+    settings = Settings.load(env=_env(home))
     lib = LocalLibrary(settings, embedder_factory=StandIn() if stand_in else None)
     start = time.perf_counter()
     report = lib.index([folder])
@@ -225,7 +288,7 @@ def _watch_rounds(folder: str, home: str, rounds: int) -> Metrics:
     from semlith.indexer import Indexer
     from semlith.store import Store
 
-    settings = Settings.load(env={**os.environ, "SEMLITH_HOME": home})
+    settings = Settings.load(env=_env(home))
     root = Path(folder)
     store = Store.create(root / ".semlith", model=StandIn.name, dim=StandIn.dim,
                          settings=settings)

@@ -1,17 +1,26 @@
-"""The embed phase of an index run: each changed file cut, written, embedded, committed.
+"""The embed phase of an index run: every changed file read first, then embedded.
 
-Each file's rows are written to SQLite as soon as it is cut (`cutting.cut`), so it is
-keyword-searchable within a second; its chunks wait for their vectors, embedded in
-batches sized by `pace.Pace` to take a few seconds each, however slow the machine, and
-a checkpoint follows each batch: a file's hash is committed only when its last vector is
-durable (the crash protocol, store/store.py). A run killed often still commits its
-work, and leaves its unfinished files pending for the next run.
+Two passes (issue #43). The read pass cuts each file (`cutting.cut`) and writes its rows
+to SQLite at once, so every file of the run is keyword- and symbol-searchable before the
+first chunk is embedded: on a 10,000-file tree, within seconds rather than after the
+hours the model takes for everything before it. The chunks' embedding texts wait on
+disk (`Spool`), not in memory. The embed pass embeds them in the same order (source
+first) in batches sized by `pace.Pace` to take a few seconds each, however slow the
+machine, and a checkpoint follows each batch: a file's hash is committed only when its
+last vector is durable (the crash protocol, store/store.py). A run killed often still
+commits its work, and leaves its unfinished files pending for the next run.
+
+With a time budget, the read pass may take half of it and the embed pass the rest, so
+that a run called again and again (an agent's `index` tool) always embeds something.
 """
 
 from __future__ import annotations
 
+import struct
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from semlith.cutting import Cut, content_hash, cut, read_walked
@@ -26,15 +35,14 @@ from semlith.ingest.generated import skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.walk import Candidate, Skipped, SkipReason
 from semlith.languages import catalog_kind, language_of
-from semlith.pace import TARGET_SECONDS, Pace, estimate_total
+from semlith.pace import Pace
 from semlith.scan import FileState
 from semlith.store import ChunkRow, Store, count_vectors
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
 
-# Rows waiting this long for their vectors are embedded (and checkpointed) even when
-# fewer than a batch: extracting big files can be slower than embedding.
-CHECKPOINT_SECONDS = TARGET_SECONDS
+# With a time budget, the read pass stops at this part of it (the embed pass has the rest).
+READ_SHARE = 0.5
 
 
 @dataclass(slots=True)
@@ -53,16 +61,55 @@ class Todo:
         return self.state.record
 
 
+class Spool:
+    """The embedding texts of chunks written and not yet embedded, in the order written:
+    `(chunk id, file id, text)` records in an unnamed temporary file beside the store
+    (a first run of 100k chunks would hold ~100 MB of them in memory)."""
+
+    _HEAD = struct.Struct("<QQI")
+
+    def __init__(self, folder: Path) -> None:
+        # closed by close(), which the run calls in a finally
+        self._file = tempfile.TemporaryFile(  # noqa: SIM115
+            dir=folder, prefix="embed-", suffix=".spool")
+        self._end = self._at = 0
+        self.waiting = 0  # records written and not yet taken
+
+    def add(self, ids: list[int], owner: int, texts: list[str]) -> None:
+        self._file.seek(self._end)
+        for chunk_id, text in zip(ids, texts, strict=True):
+            data = text.encode("utf-8", "surrogatepass")
+            self._file.write(self._HEAD.pack(chunk_id, owner, len(data)))
+            self._file.write(data)
+        self._end = self._file.tell()
+        self.waiting += len(ids)
+
+    def take(self, n: int) -> tuple[list[int], list[int], list[str]]:
+        """The next `n` records (fewer at the end) as ids, owners and texts."""
+        ids: list[int] = []
+        owners: list[int] = []
+        texts: list[str] = []
+        self._file.seek(self._at)
+        for _ in range(min(n, self.waiting)):
+            chunk_id, owner, size = self._HEAD.unpack(self._file.read(self._HEAD.size))
+            ids.append(chunk_id)
+            owners.append(owner)
+            texts.append(self._file.read(size).decode("utf-8", "surrogatepass"))
+        self._at = self._file.tell()
+        self.waiting -= len(ids)
+        return ids, owners, texts
+
+    def close(self) -> None:
+        self._file.close()
+
+
 @dataclass(slots=True)
 class _Pending:
-    """Chunks written to SQLite, waiting for their vectors."""
+    """Files whose rows are written and whose vectors are not all durable yet."""
 
     file_ids: list[int] = field(default_factory=list)
     digests: dict[int, str] = field(default_factory=dict)
     left: dict[int, int] = field(default_factory=dict)  # file id -> chunks still to embed
-    ids: list[int] = field(default_factory=list)
-    owners: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
 
 
 class EmbedPhase:
@@ -83,53 +130,64 @@ class EmbedPhase:
         self._truncated: list[str] = []  # files cut at MAX_CHUNKS_PER_FILE
         self._skipped = 0  # files that could not be read or were refused now
         self._cut = self._cached = 0  # chunks written so far; vectors the cache gave
-        self._cut_bytes = self._text_bytes = 0  # text bytes cut so far, of these in all
-        self._last_checkpoint = 0.0
+        self._committed = 0  # files of this run whose every vector is durable
         self._allowance = file_allowance(store.settings.index_memory_mb << 20)
+        self._spool: Spool | None = None
 
     def run(self, todo: list[Todo], start: float, budget: float | None) -> None:
-        """Embed `todo` in order until done, `budget` seconds after `start` or stopped."""
-        report, pending = self.report, self._pending
-        self._text_bytes = sum(t.cand.size for t in todo if not is_image(t.cand.rel))
+        """Read `todo` in order, then embed what was read, until done, `budget` seconds
+        after `start` (the read pass stops at READ_SHARE of it) or stopped."""
+        report = self.report
         images = ImageIndexer(self.store, self._image_model, self._put_image)
-        self._last_checkpoint = self.clock()
-        for n, item in enumerate(todo):
-            if (budget is not None and self.clock() - start > budget) or self.stopped():
-                report.pending = len(todo) - n
-                break
-            if is_image(item.cand.rel):  # out of the chunk estimate: one chunk, many bytes
-                report.indexed += self._add_image(images, item)
-                self._report(n + 1, len(todo), item.cand.rel)
-                continue
-            done = self._cut_file(item)
-            self._cut_bytes += item.cand.size
-            if done is None:
-                continue
-            self._write_rows(item, done)
-            self._cut += len(done.chunked.chunks)
-            report.indexed += 1
-            while len(pending.ids) >= self.pace.batch():
-                report.chunks += self._embed_batch()
-            if self.clock() - self._last_checkpoint > CHECKPOINT_SECONDS:
-                if pending.ids:
-                    report.chunks += self._embed_batch()
-                else:
-                    self._checkpoint()
-            self._report(n + 1, len(todo), item.cand.rel)
-        while pending.ids:
-            if self.stopped():  # the files not wholly embedded keep an empty hash, as
-                left = set(pending.owners)  # after a kill: the next run redoes them
-                report.indexed -= len(left)
-                report.pending += len(left)
-                break
-            report.chunks += self._embed_batch()
-            self._report(len(todo) - report.pending, len(todo), "")
-        images.flush()
+        self._spool = Spool(self.store.folder)
+        try:
+            read_until = None if budget is None else start + budget * READ_SHARE
+            read = self._read_pass(todo, images, read_until)
+            report.pending = len(todo) - read
+            images.flush()
+            self._embed_pass(read, None if budget is None else start + budget)
+        finally:
+            self._spool.close()
+            self._spool = None
         report.cached = count_vectors(self.store, self._cached, report.chunks - self._cached)
         report.chunks += images.embedded
         self._checkpoint()
         report.skipped += self._skipped
         report.truncated = self._truncated
+
+    def _read_pass(self, todo: list[Todo], images: ImageIndexer, until: float | None) -> int:
+        """Cut and write each file (images are embedded as they come); how many were
+        read before `until` (a clock value) or a stop."""
+        report = self.report
+        for n, item in enumerate(todo):
+            if (until is not None and self.clock() > until) or self.stopped():
+                return n
+            if is_image(item.cand.rel):
+                report.indexed += self._add_image(images, item)
+            elif (done := self._cut_file(item)) is not None:
+                self._write_rows(item, done)
+                self._cut += len(done.chunked.chunks)
+                report.indexed += 1
+            self._report("read", n + 1, len(todo), item.cand.rel)
+        return len(todo)
+
+    def _embed_pass(self, files: int, until: float | None) -> None:
+        """Embed the spooled chunks in batches until none wait, `until` or a stop; the
+        files left with chunks to embed keep an empty hash (the next run redoes them)."""
+        report, spool = self.report, self._spool
+        assert spool is not None
+        if spool.waiting:  # the model first (a "model" event), then what is to embed
+            self._embedder()
+            self._report("embed", self._committed, files, "")
+        while spool.waiting:
+            if (until is not None and self.clock() > until) or self.stopped():
+                self._checkpoint()  # files with nothing to embed are done
+                left = len(self._pending.left)
+                report.indexed -= left
+                report.pending += left
+                return
+            report.chunks += self._embed_batch()
+            self._report("embed", self._committed, files, "")
 
     def _cut_file(self, item: Todo) -> Cut | None:
         """Extract and chunk one file; None (and a skip record) when it cannot be read."""
@@ -202,25 +260,23 @@ class EmbedPhase:
         pending.file_ids.append(file_id)
         pending.digests[file_id] = item.digest
         pending.left[file_id] = len(ids)
-        pending.ids.extend(ids)
-        pending.owners.extend([file_id] * len(ids))
-        pending.texts.extend(c.embedding_text() for c in chunks)
+        assert self._spool is not None
+        self._spool.add(ids, file_id, [c.embedding_text() for c in chunks])
 
     def _embed_batch(self) -> int:
-        """Embed the next batch of pending chunks, store their vectors, checkpoint."""
-        pending = self._pending
-        n = min(self.pace.batch(), len(pending.ids))
+        """Embed the next batch of spooled chunks, store their vectors, checkpoint."""
+        assert self._spool is not None
         embedder = self._embedder()  # loaded before the clock starts: loading is not speed
+        ids, owners, texts = self._spool.take(self.pace.batch())
         started = self.clock()
-        vectors, cached = embed_counting(embedder, pending.texts[:n])
+        vectors, cached = embed_counting(embedder, texts)
         self._cached += cached
-        self.pace.record(n, self.clock() - started)
-        self.store.add_vectors(pending.ids[:n], vectors)
-        for owner in pending.owners[:n]:
-            pending.left[owner] -= 1
-        del pending.ids[:n], pending.owners[:n], pending.texts[:n]
+        self.pace.record(len(ids), self.clock() - started)
+        self.store.add_vectors(ids, vectors)
+        for owner in owners:
+            self._pending.left[owner] -= 1
         self._checkpoint()
-        return n
+        return len(ids)
 
     def _checkpoint(self) -> None:
         """Commit the hashes of files whose every chunk now has a durable vector."""
@@ -230,12 +286,13 @@ class EmbedPhase:
             del pending.left[file_id]
         pending.file_ids = [f for f in pending.file_ids if f in pending.left]
         self.store.checkpoint(done)
-        self._last_checkpoint = self.clock()
+        self._committed += len(done)
 
-    def _report(self, done: int, total: int, path: str) -> None:
-        """An "embed" event: the ETA is the chunks still to embed (estimated from the size
-        of the files left) at the moving rate, not files at the average rate so far."""
-        chunks = estimate_total(self._cut, self._cut_bytes, self._text_bytes)
-        eta = self.pace.eta(chunks - self.report.chunks) if chunks else None
-        self.on_progress(Progress("embed", done, total, self.report.chunks,
-                                  self.pace.rate or 0.0, eta, path, chunks_total=chunks))
+    def _report(self, phase: str, done: int, total: int, path: str) -> None:
+        """A "read" event (files read of all, the chunks they made) or an "embed" event
+        (files whose vectors are all durable, of those read; chunks embedded of all of
+        theirs); the ETA is the chunks still to embed at the moving rate."""
+        left = self._cut - self.report.chunks
+        eta = self.pace.eta(left) if phase == "embed" else None
+        self.on_progress(Progress(phase, done, total, self.report.chunks,
+                                  self.pace.rate or 0.0, eta, path, chunks_total=self._cut))

@@ -57,13 +57,3 @@ class Pace:
         """Seconds to embed `chunks_left` more at the moving rate; None before a call."""
         rate = self.rate
         return max(0.0, chunks_left) / rate if rate else None
-
-
-def estimate_total(chunks_so_far: int, bytes_so_far: int, bytes_total: int) -> int:
-    """Chunks the whole run will have, scaled from those cut so far by file size (0 when
-    nothing is cut yet)."""
-    if bytes_so_far <= 0 or chunks_so_far <= 0:
-        return 0
-    if bytes_so_far >= bytes_total:
-        return chunks_so_far
-    return max(chunks_so_far, round(chunks_so_far * bytes_total / bytes_so_far))

@@ -644,6 +644,6 @@ def test_progress_names_each_image(tmp_path: Path, settings: Settings,
     events: list[Progress] = []
     Indexer(store, root, lambda: HashEmbedder(dim=32), on_progress=events.append,
             images=lambda: tiny).run()
-    named = {e.path for e in events if e.phase == "embed"}
+    named = {e.path for e in events if e.phase == "read"}
     assert {"shots/screen-0.png", "shots/photo.jpg", "app.py"} <= named
     store.close()

@@ -303,3 +303,78 @@ def test_a_file_that_became_a_fifo_after_the_walk_is_skipped_not_waited_on(
     skipped = {s.path: s for s in library.skipped(scope=Scope((str(tree),)))}
     assert skipped["net/retry.py"].reason == "unreadable"
     assert "not a regular file (fifo)" in skipped["net/retry.py"].detail
+
+
+# -- the read pass and the embed pass (issue #43) ------------------------------------------
+
+
+def test_every_file_is_keyword_searchable_before_the_first_chunk_is_embedded(
+        tree: Path, settings: Settings) -> None:
+    written: list[int] = []
+
+    class Looking(RecordingFactory):
+        def __call__(self, name: str) -> HashEmbedder:
+            model = super().__call__(name)
+            embed = model.embed_documents
+
+            def first_look(texts: list[str]):  # type: ignore[no-untyped-def]
+                if not written:  # what the catalog holds when embedding starts
+                    store = Store.open(tree / ".semlith", settings=settings)
+                    written.append(store.catalog.counts()["files"])
+                    store.close()
+                return embed(texts)
+
+            model.embed_documents = first_look  # type: ignore[method-assign]
+            return model
+
+    report = index(tree, settings, Looking())
+    assert written == [9] and report.indexed == 9 and report.complete
+
+
+def test_a_budget_leaves_half_for_embedding_when_reading_is_slow(
+        tree: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run called again and again with a budget (an agent's `index`) embeds every time,
+    even when reading alone would take the whole budget."""
+    import semlith.embed_phase as phase
+    from semlith.indexer import Indexer
+
+    clock = [0.0]
+    cut = phase.cut
+
+    def slow_cut(*args: object) -> object:
+        clock[0] += 10.0  # each file takes 10 s to read
+        return cut(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(phase, "cut", slow_cut)
+    store = Store.create(tree / ".semlith", model="test-hash", dim=64, settings=settings)
+
+    def run() -> IndexReport:
+        return Indexer(store, tree, HashEmbedder, clock=lambda: clock[0]).run(
+            time_budget=45.0)
+
+    first = run()
+    assert 0 < first.indexed < 9 and first.pending == 9 - first.indexed
+    assert first.chunks > 0  # read for half the budget (and a file), then embedded
+    total = first.indexed
+    for _ in range(10):
+        if total == 9:
+            break
+        total += run().indexed
+    store.close()
+    assert total == 9
+
+
+def test_the_spool_gives_back_what_it_was_given(tmp_path: Path) -> None:
+    from semlith.embed_phase import Spool
+
+    spool = Spool(tmp_path)
+    texts = ["def f():\n    return 1", "", "naïve — 日本語 \udcff", "x" * 100_000]
+    spool.add([1, 2], 7, texts[:2])
+    spool.add([3, 4], 8, texts[2:])
+    assert spool.waiting == 4
+    assert spool.take(3) == ([1, 2, 3], [7, 7, 8], texts[:3])
+    spool.add([5], 9, ["later"])
+    assert spool.take(10) == ([4, 5], [8, 9], [texts[3], "later"])
+    assert spool.waiting == 0 and spool.take(5) == ([], [], [])
+    spool.close()
+    assert list(tmp_path.iterdir()) == []  # nothing left beside the store

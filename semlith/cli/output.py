@@ -44,16 +44,15 @@ def describe(p: Progress) -> str:
         return f"scanning: {counted(p.files_seen, 'file')} seen, {p.files_total} to index"
     if p.phase == "model":
         return "loading the embedding model"
+    if p.phase == "read":
+        return (f"reading: {p.files_done}/{p.files_total} files, "
+                f"{counted(p.chunks_total, 'chunk')} searchable by keyword")
     if p.phase != "embed":
         return ""
-    if p.chunks_total:
-        about = "~" if p.files_done < p.files_total else ""
-        chunks = f"{p.chunks_done}/{about}{p.chunks_total} chunks"
-    else:
-        chunks = f"{p.chunks_done} chunks"
+    chunks = f"{p.chunks_done}/{p.chunks_total} chunks"
     speed = (f"{p.chunks_per_s:.1f} chunks/s, ETA {_eta(p.eta_s)}" if p.chunks_per_s
              else "measuring speed")
-    return f"indexing: {p.files_done}/{p.files_total} files, {chunks}, {speed}"
+    return f"embedding: {chunks}, {p.files_done}/{p.files_total} files done, {speed}"
 
 
 class ProgressView:

@@ -192,7 +192,7 @@ def _index_route(library: Library) -> Callable[[Request], Any]:
 
         def progress(p: Progress) -> None:
             now = time.monotonic()
-            if p.phase != "embed" or now - last[0] >= PROGRESS_EVERY_S:
+            if p.phase not in ("read", "embed") or now - last[0] >= PROGRESS_EVERY_S:
                 last[0] = now
                 lines.put({"progress": p.as_json()})
 

