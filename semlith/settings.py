@@ -19,15 +19,18 @@ from semlith.weights import Weights
 SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_HOME": "Folder for user state: store registry, agent key, daemon discovery "
     "(default `~/.semlith`).",
-    "SEMLITH_INDEX_MEMORY": "Memory budget in MB for resident vector shards while searching "
-    "(default 512). Shards beyond it are read back per query.",
+    "SEMLITH_INDEX_MEMORY": "Memory budget in MB (default 512): for resident vector "
+    "shards while searching (shards beyond it are read back per query), and for indexing, "
+    "where one file's work may take a quarter of it: a code file whose parse would need "
+    "more is cut into line windows instead of at its definitions, one whose text alone "
+    "would is skipped as too large (`files --skipped` says which and why).",
     "SEMLITH_PERF": "`off` disables every optimisation (dense search becomes an exact "
     "brute-force scan, caches are off) so a regression can be bisected in one step.",
     "SEMLITH_STORE": "Stores to search when `--store` is not given, as a PATH-style list "
     "(`:`-separated; `;` on Windows).",
-    "SEMLITH_EMBED_THREADS": "Threads for the embedding model while indexing (default: "
-    "2, or 1 on a one-CPU machine; queries always use 1). See docs/performance.md, "
-    "\"Models\".",
+    "SEMLITH_EMBED_THREADS": "Chunks the embedding model embeds at once while indexing, "
+    "one thread each (default: 2, or 1 on a one-CPU machine; up to 4; queries always use "
+    "1). See docs/performance.md, \"Indexing\".",
     "SEMLITH_MODELS": "Folder for built and downloaded embedding models (default "
     "`SEMLITH_HOME/models`); share one between homes to build each model once.",
     "SEMLITH_PORT": "Port of the daemon on 127.0.0.1 (default 7365; `serve --port` wins).",

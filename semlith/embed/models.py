@@ -28,11 +28,13 @@ def _stderr_line(message: str) -> None:
 
 
 def default_threads() -> int:
-    """Intra-op threads for indexing when `SEMLITH_EMBED_THREADS` is not set.
+    """Threads for indexing when `SEMLITH_EMBED_THREADS` is not set: for a recipe model,
+    one-thread sessions embedding side by side (onnx_model.py); for other fastembed
+    models, intra-op threads.
 
-    Every CPU up to 4. Measured on 2 cores: 2 threads (with onnxruntime's spinning off,
-    semlith/embed/onnx_model.py) beat 1 idle and under load; above 2 it is not measured
-    here, and 384-wide matrices stop paying for more threads early, hence the cap.
+    Every CPU up to 4. Measured on 2 cores: two one-thread sessions beat one two-thread
+    session (1.46x) and both beat one thread; above 2 it is not measured here, hence
+    the cap.
     """
     return max(1, min(os.cpu_count() or 1, 4))
 
