@@ -112,9 +112,9 @@ def open_cached(cache: Path) -> tuple[Any, str]:
     """The library and store-name suffix retrieval.py's `--cache` uses (semlith_factory)."""
     from vector_cache import cached_models
 
+    from semlith.base.settings import Settings
     from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import LocalLibrary
-    from semlith.settings import Settings
 
     settings = Settings.load()
     factory, suffix = cached_models(cache, DEFAULT_MODEL, settings)

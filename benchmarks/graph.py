@@ -37,10 +37,10 @@ from reference import load  # noqa: E402
 from scenarios_chunk import _filler_library  # noqa: E402
 from score import Score, _claim, report, score  # noqa: E402
 
+from semlith.base.settings import Settings  # noqa: E402
 from semlith.errors import UnknownSymbol  # noqa: E402
 from semlith.graph import answers  # noqa: E402
 from semlith.graph.resolve import Resolver  # noqa: E402
-from semlith.settings import Settings  # noqa: E402
 from semlith.store import Store  # noqa: E402
 from semlith.store.edges import file_edges  # noqa: E402
 from semlith.types import Filters  # noqa: E402

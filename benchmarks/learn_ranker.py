@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import retrieval
 
+from semlith.base.weights import Weights
 from semlith.ranking import pipeline
 from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.query import Query, QueryKind
 from semlith.types import ChunkPlace
-from semlith.weights import Weights
 
 ABSENT = 60.0  # the rank of a chunk a list does not hold (beyond the head of 50)
 
@@ -149,7 +149,7 @@ class Recorder:
 
 
 def collect(args: argparse.Namespace) -> None:
-    import semlith.search
+    import semlith.search.searcher
 
     repos = args.repos.resolve() if args.repos else None
     corpora = retrieval.load_corpora(args.eval, (args.repos or args.corpora).resolve(),
@@ -160,7 +160,7 @@ def collect(args: argparse.Namespace) -> None:
                                         args.cache.resolve() if args.cache else None,
                                         None, package, None, repos is not None)
     recorder = Recorder()
-    setattr(semlith.search, "rank", recorder)  # noqa: B010 - the module's own name for it
+    setattr(semlith.search.searcher, "rank", recorder)  # noqa: B010 - the module's own name for it
     meta: dict[str, list[Any]] = {"corpus": [], "category": [], "targets": [], "ndcg": [],
                                   "tune": []}
     for corpus in corpora:

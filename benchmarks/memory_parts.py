@@ -30,7 +30,7 @@ def main() -> None:
     last = [0.0]
 
     def step(name: str) -> None:
-        from semlith.memory import trim
+        from semlith.base.memory import trim
 
         trim()
         rss = proc.memory_info().rss / (1 << 20)
@@ -44,11 +44,11 @@ def main() -> None:
     import semlith.server.app  # noqa: F401
 
     step("web stack (starlette, uvicorn, mcp) and semlith's server")
+    from semlith.base.settings import Settings
     from semlith.embed.models import load_embedder
     from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import Engine
-    from semlith.search import Searcher
-    from semlith.settings import Settings
+    from semlith.search.searcher import Searcher
     from semlith.store import Store
     from semlith.types import Filters
 
@@ -69,8 +69,8 @@ def main() -> None:
         query.embed_query("how does retry backoff work")
     step("query model: " + ("the document model's session" if one_session
                             else "a second session (1 thread)") + ", one query")
+    from semlith.base.languages import LANGUAGES
     from semlith.ingest.chunk import chunk_file
-    from semlith.languages import LANGUAGES
 
     for language in LANGUAGES:
         chunk_file("class A:\n    def f(self):\n        return 1\n" * 3, language)

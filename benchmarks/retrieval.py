@@ -20,7 +20,7 @@ A question whose targets are all missing on disk (no file at corpus folder / pat
 excluded; the count is reported per corpus. Means over corpora weigh corpora equally.
 
 Method `bm25` rebuilds the README's baseline: the benchmark root's source files (their
-language in `semlith.languages` has a tree-sitter grammar: .md, py.typed, images are out)
+language in `semlith.base.languages` has a tree-sitter grammar: .md, py.typed, images are out)
 in non-overlapping 40-line windows; tokens are lowercased alphanumeric runs (snake_case
 splits at "_") plus the parts of camelCase words; Okapi BM25, k1=1.2, b=0.75, with
 rank_bm25's BM25Okapi idf. Mean over questions / corpora: 0.683 / 0.692 (README: 0.683 /
@@ -252,7 +252,7 @@ def tokenize(text: str) -> list[str]:
 
 def source_files(root: Path) -> list[Path]:
     """Files whose language has a tree-sitter grammar (a programming language), sorted."""
-    from semlith.languages import language_of
+    from semlith.base.languages import language_of
 
     found = []
     for path in sorted(root.rglob("*")):
@@ -341,9 +341,9 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     <cache>/vectors.db (see vector_cache.py): a ranking change reuses the stores as they
     are, a chunking change embeds only chunk texts never seen before.
     """
+    from semlith.base.settings import Settings
     from semlith.embed.text import DEFAULT_MODEL
     from semlith.local import LocalLibrary
-    from semlith.settings import Settings
     from semlith.types import Scope
 
     settings = Settings.load()

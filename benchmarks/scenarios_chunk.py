@@ -15,8 +15,8 @@ from typing import Any
 
 from harness import Context, Result, scenario, timed
 
+from semlith.base.languages import language_of
 from semlith.ingest.chunk import chunk_file
-from semlith.languages import language_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
 LARGE = Path(sysconfig.get_paths()["stdlib"]) / "_pydecimal.py"  # ~230 KB of real Python
@@ -113,8 +113,8 @@ def _bounded(stage: str, name: str, kind: str, folder: Path) -> dict[str, Any]:
 def _filler_library(folder: str) -> Any:
     from scenarios_index import _Filler
 
+    from semlith.base.settings import Settings
     from semlith.local import LocalLibrary
-    from semlith.settings import Settings
 
     home = Path(folder) / "home"
     return LocalLibrary(Settings.load(env={**os.environ, "SEMLITH_HOME": str(home)}),

@@ -196,9 +196,9 @@ def tools_list_bytes(ctx: Context, sizes: list[int]) -> Result:
     """Size of tools/list (what every agent session pays): bytes and bytes/4 tokens."""
     import anyio
 
+    from semlith.base.settings import Settings
     from semlith.local import LocalLibrary
     from semlith.server.tools import build_mcp
-    from semlith.settings import Settings
 
     mcp = build_mcp(LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir)})))
     tools = anyio.run(mcp.list_tools)

@@ -8,10 +8,10 @@ import shutil
 from harness import Context, Result, scenario, timed
 from scenarios_chunk import FIXTURES, LARGE
 
+from semlith.base.languages import Language, language_of
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.definitions import find_definitions
 from semlith.ingest.graph import edges_from_tree, extract_edges, has_edges
-from semlith.languages import Language, language_of
 
 
 def _compare(text: str, language: Language, runs: int) -> dict[str, float]:

@@ -16,8 +16,8 @@ from pathlib import Path
 from harness import Context, Result, percentiles, scenario
 from scenarios_index import _Filler
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Scope
 
 # (name, pattern): few files hold the first, most hold the second

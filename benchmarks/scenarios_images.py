@@ -52,8 +52,8 @@ def _weights(workdir: Path) -> tuple[Path, str]:
 def _library(workdir: str, weights: str) -> Any:
     os.environ["SEMLITH_CLIP_WEIGHTS"] = weights
     os.environ["SEMLITH_HOME"] = str(Path(workdir) / "home")
+    from semlith.base.settings import Settings
     from semlith.local import LocalLibrary
-    from semlith.settings import Settings
 
     return LocalLibrary(Settings.load())
 

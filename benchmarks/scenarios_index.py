@@ -14,14 +14,14 @@ import numpy as np
 from harness import Context, Metrics, Result, isolated, scenario, timed
 from synth import DIM, build_store
 
+from semlith.base.settings import Settings
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import DEFAULT_MODEL, Embedder, FastEmbedder
 from semlith.local import LocalLibrary
 from semlith.ranking.pipeline import REACH as CANDIDATES
 from semlith.ranking.query import analyse
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.search.searcher import Searcher
 from semlith.store import Store
 from semlith.store.query import Selection
 

@@ -31,10 +31,10 @@ import numpy as np
 from harness import Context, Metrics, Result, percentiles, scenario, timed
 from synth import DIM, Clusters, build_store
 
+from semlith.base.settings import Settings
 from semlith.embed.pool import EmbedderPool
 from semlith.ranking.query import analyse
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.search.searcher import Searcher
 from semlith.store import Store
 from semlith.store.query import Selection
 from semlith.types import Filters
@@ -147,8 +147,8 @@ def milvus_path_filter(ctx: Context, sizes: list[int]) -> Result:
     collection, one run: dense search p50/p95 (issue #25)."""
     from pymilvus import DataType, MilvusClient
 
-    from semlith.store.milvus_dirs import CAPACITY, ENTRY_MAX, path_dirs
-    from semlith.store.milvus_target import among, literal, milvus_filter
+    from semlith.store.milvus.dirs import CAPACITY, ENTRY_MAX, path_dirs
+    from semlith.store.milvus.target import among, literal, milvus_filter
 
     out: Result = {}
     server = MilvusServer(ctx.workdir / "milvus-filter").start()

@@ -29,10 +29,10 @@ import numpy as np
 from harness import Context, Metrics, Result, scenario
 from synth import DIM, Clusters, build_store
 
+from semlith.base.settings import Settings
 from semlith.embed.pool import EmbedderPool
 from semlith.errors import BackendError
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.search.searcher import Searcher
 from semlith.store import ChunkRow, Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -29,8 +29,8 @@ QUERIES = ["how does retry backoff work", "verify the signature of a session tok
 
 
 def code_chunks(count: int) -> list[str]:
+    from semlith.base.languages import language_of
     from semlith.ingest.chunk import chunk_text
-    from semlith.languages import language_of
 
     texts: list[str] = []
     for path in sorted((ROOT / "semlith").rglob("*.py")):

@@ -49,8 +49,8 @@ def portal_render(ctx: Context, sizes: list[int]) -> Result:
 
 
 def _measure(daemon: Daemon, runs: int) -> Metrics:
-    from semlith.home import portal_key
-    from semlith.portal.session import link_token
+    from semlith.base.home import portal_key
+    from semlith.server.portal.session import link_token
     from tests.browser_util import start_chromium
 
     profile = tempfile.TemporaryDirectory(prefix="semlith-bench-chromium-")

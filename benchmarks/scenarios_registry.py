@@ -17,11 +17,11 @@ from harness import Context, Result, scenario, timed
 from scenarios_index import _Filler, _small_files
 from synth import DIM
 
+from semlith.base.home import REGISTRY
+from semlith.base.settings import Settings
 from semlith.cli import Env, main
 from semlith.embed.text import DEFAULT_MODEL
-from semlith.home import REGISTRY
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Scope
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 from harness import Context, Metrics, Result, isolated, scenario, timed
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Progress, Scope
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, after semlith
@@ -285,7 +285,7 @@ def tables(ctx: Context, sizes: list[int]) -> Result:
 # too, so that a leak per file (issue #43: 171 MB -> 7.13 GB over three saves of one
 # Scala table) shows as growth between rounds.
 def _watch_rounds(folder: str, home: str, rounds: int) -> Metrics:
-    from semlith.indexer import Indexer
+    from semlith.index.indexer import Indexer
     from semlith.store import Store
 
     settings = Settings.load(env=_env(home))

@@ -10,7 +10,7 @@ import numpy as np
 from harness import Context, Metrics, Result, isolated, percentiles, rss_mb, scenario, timed
 from synth import DIM, Clusters, build_store
 
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.store import ChunkRow, Store
 
 

@@ -20,10 +20,10 @@ import numpy as np
 from harness import Context, Metrics, Result, isolated, percentiles, scenario
 from scenarios_index import write_corpus
 
+from semlith.base.settings import Settings
 from semlith.embed.cached import CachingEmbedder, with_vector_cache
 from semlith.embed.text import DEFAULT_MODEL
 from semlith.local import Engine, LocalLibrary
-from semlith.settings import Settings
 from semlith.store.vector_cache import REFRESH_S, VectorCache, entry_key
 
 DIM = 384

@@ -13,8 +13,8 @@ from harness import Context, Metrics, Result, percentiles, scenario
 from scenarios_daemon import Daemon
 from scenarios_index import _Filler, _small_files
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from semlith.base.settings import Settings
 from semlith.ingest.chunk import line_windows
-from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 
 DIM = 384

@@ -1,6 +1,6 @@
 """Regenerate docs/cli.md's reference (from --help), docs/configuration.md (from SETTINGS_DOC),
 docs/languages.md, and two sections of docs/clients.md: the per-client one (from
-semlith/clients.py) and the tool table (from the MCP tools' own schemas).
+semlith/setup/clients.py) and the tool table (from the MCP tools' own schemas).
 
 usage: python scripts/gen_docs.py [--check]   (--check exits 1 when a file is stale)
 """
@@ -15,8 +15,8 @@ from typing import Any, cast
 import click
 from click.testing import CliRunner
 
+from semlith.base.settings import SETTINGS_DOC
 from semlith.cli import main
-from semlith.settings import SETTINGS_DOC
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -52,7 +52,7 @@ def configuration() -> str:
     return ("# Configuration\n\n"
             "Settings resolve as command-line flags > `SEMLITH_*` environment variables > "
             "defaults, once, when a command starts (nothing reads the environment at import "
-            "time). Generated from `semlith/settings.py` by `python scripts/gen_docs.py`.\n\n"
+            "time). Generated from `semlith/base/settings.py` by `python scripts/gen_docs.py`.\n\n"
             "| variable | meaning |\n|---|---|\n" + rows + "\n\n"
             "## Document limits\n\n"
             "Caps on reading Office, OpenDocument, EPUB, RTF and mail files "
@@ -71,9 +71,9 @@ def languages() -> str:
     import re
     from importlib import resources
 
+    from semlith.base.languages import LANGUAGES
     from semlith.ingest.chunk import strategy_of
     from semlith.ingest.queries import query_text
-    from semlith.languages import LANGUAGES
 
     rows = []
     for lang in LANGUAGES:
@@ -87,7 +87,7 @@ def languages() -> str:
         rows.append(f"| {lang.name} | {names} | {how} | {kinds} |")
     return ("# Languages\n\n"
             "How each kind of file is chunked (`semlith languages` prints the same). "
-            "Generated from `semlith/languages.py` and `grammars/*.scm` by "
+            "Generated from `semlith/base/languages.py` and `grammars/*.scm` by "
             "`python scripts/gen_docs.py`.\n\n"
             "- **definitions**: cut at the definitions the language's tree-sitter query "
             "names (a function found inside a class-like definition other than a module is "
@@ -146,9 +146,9 @@ def _section(current: str, begin: str, text: str, name: str = "clients.md") -> s
 
 def clients(current: str) -> str:
     """docs/clients.md with its generated sections replaced; the rest is written by hand."""
-    from semlith.clients import reference
+    from semlith.setup.clients import reference
 
-    current = _section(current, "<!-- generated from semlith/clients.py by "
+    current = _section(current, "<!-- generated from semlith/setup/clients.py by "
                                 "scripts/gen_docs.py: begin -->\n", reference())
     return _section(current, "<!-- generated from the tool schemas by scripts/gen_docs.py: "
                              "begin -->\n", tool_table())

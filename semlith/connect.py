@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from semlith.base.settings import Settings
 from semlith.library import EmbedderFactory, Library
-from semlith.settings import Settings
 
 
 def open_library(settings: Settings, *, embedder_factory: EmbedderFactory | None = None,

@@ -10,10 +10,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from semlith.base.home import DAEMON_LOG, Discovery, read_discovery
+from semlith.base.private import make_private_folder, private_opener
+from semlith.base.settings import Settings
 from semlith.errors import DaemonError
-from semlith.home import DAEMON_LOG, Discovery, read_discovery
-from semlith.private import make_private_folder, private_opener
-from semlith.settings import Settings
 
 START_SECONDS = 60.0
 RACE_SECONDS = 2.0

@@ -19,10 +19,6 @@ from collections.abc import Callable, Sequence
 from threading import Event
 from typing import Any, Protocol
 
-from semlith.activity import Agents, Run
-from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
-from semlith.grep_types import Matches
-from semlith.info_types import FormatEntry, LanguageEntry, ModelEntry
 from semlith.types import (
     Answer,
     Definition,
@@ -38,6 +34,10 @@ from semlith.types import (
     StoreStats,
     Watched,
 )
+from semlith.types.activity import Agents, Run
+from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
+from semlith.types.grep import Matches
+from semlith.types.info import FormatEntry, LanguageEntry, ModelEntry
 
 MAX_K = 10_000  # SQLite binds 64-bit integers; a larger k only wastes memory
 OnProgress = Callable[[Progress], None]
@@ -145,7 +145,7 @@ class Library(Protocol):
         creating it beside the first path when none exists there. `model` and `backend`
         (a Milvus target, docs/scale-out.md) are chosen when a store is created and kept;
         naming others for an existing store is an error. A new store for a system or home
-        folder is refused (RefusedFolder) unless `allow_system` (semlith/folders.py).
+        folder is refused (RefusedFolder) unless `allow_system` (semlith/base/folders.py).
         `verify` first checks the store's vectors against its catalog and repairs them
         (a Milvus store: its rows), reported in `IndexReport.verified`."""
         ...

@@ -20,13 +20,10 @@ from threading import Event
 from typing import Any
 
 from semlith import errors
-from semlith.activity import Agents, Run
-from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
-from semlith.grep_types import Matches
-from semlith.home import Discovery, control_key
-from semlith.inventory import Installation
+from semlith.base.home import Discovery, control_key
+from semlith.base.settings import Settings
 from semlith.library import OnEvent, OnProgress, OnSkip
-from semlith.settings import Settings
+from semlith.setup.inventory import Installation
 from semlith.types import (
     Answer,
     Definition,
@@ -43,6 +40,9 @@ from semlith.types import (
     Watched,
     from_json,
 )
+from semlith.types.activity import Agents, Run
+from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
+from semlith.types.grep import Matches
 
 TIMEOUT = 600.0
 

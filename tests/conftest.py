@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.store import ChunkRow, Store
 from tests.milvus_util import MilvusServer
 

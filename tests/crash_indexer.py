@@ -14,8 +14,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from semlith.indexer import Indexer
-from semlith.settings import Settings
+from semlith.base.settings import Settings
+from semlith.index.indexer import Indexer
 from semlith.store import Store
 from semlith.store.catalog import Catalog
 from tests.conftest import HashEmbedder

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.store import ChunkRow, Store
 
 DIM = 32

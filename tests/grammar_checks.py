@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from semlith.base.languages import language_of
 from semlith.ingest.chunk import MAX_CHARS, WHOLE_CHARS, Chunked, Symbol, chunk_file
 from semlith.ingest.definitions import find_definitions
-from semlith.languages import language_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 # The largest whole-definition size measured (issue #21; not the default, WHOLE_CHARS).

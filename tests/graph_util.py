@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from semlith.indexer import Indexer
-from semlith.settings import Settings
+from semlith.base.settings import Settings
+from semlith.index.indexer import Indexer
 from semlith.store import Store
 from tests.conftest import HashEmbedder
 

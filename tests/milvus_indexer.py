@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 import time
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 
 

@@ -14,8 +14,8 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import IndexReport
 from tests.conftest import RecordingFactory

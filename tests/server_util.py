@@ -16,11 +16,11 @@ import pytest
 from mcp.shared.inbound import encode_header_value
 from starlette.testclient import TestClient
 
-from semlith.home import agent_key, control_key, registered_stores
+from semlith.base.home import agent_key, control_key, registered_stores
+from semlith.base.settings import Settings
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
 from semlith.server.app import Keys, create_app
-from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"

@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from semlith import clients
+from semlith.setup import clients
 
 
 @pytest.mark.parametrize(("system", "environ", "client", "want"), [

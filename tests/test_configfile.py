@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semlith import jsonc
-from semlith.configfile import Outcome, Syntax, merge_into, merged
+from semlith.setup import jsonc
+from semlith.setup.configfile import Outcome, Syntax, merge_into, merged
 
 SEMLITH = {"command": "semlith", "args": ["mcp"]}
 

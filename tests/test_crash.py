@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.store import Store
 from semlith.store.vectors import LocalSpace
 

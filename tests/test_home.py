@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from semlith.home import registered_stores
+from semlith.base.home import registered_stores
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = 8
@@ -55,7 +55,7 @@ def test_eight_index_runs_registering_at_once_keep_every_entry(tmp_path: Path,
 
 
 def test_a_registry_lock_held_too_long_is_an_error_naming_it(tmp_path: Path) -> None:
-    from semlith.oslock import LockTimeout, held
+    from semlith.base.oslock import LockTimeout, held
 
     path = tmp_path / "stores.json.lock"
     with held(path), pytest.raises(LockTimeout, match=r"stores\.json\.lock"), \

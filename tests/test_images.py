@@ -25,14 +25,14 @@ import pytest
 from PIL import Image
 from starlette.testclient import TestClient
 
+from semlith.base.settings import Settings
 from semlith.embed import clip
 from semlith.embed.clip import ClipEmbedder
 from semlith.errors import BadTarget, ModelError
-from semlith.indexer import Indexer
+from semlith.index.indexer import Indexer
 from semlith.ingest.extract import Unreadable
 from semlith.ingest.images import describe, is_image, preview, read_image
 from semlith.local import Engine, LocalLibrary
-from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.rows import SpaceRecord
 from semlith.store.vectors import LocalSpace

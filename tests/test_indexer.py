@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Filters, IndexReport, Scope
 from tests.conftest import HashEmbedder, RecordingFactory
@@ -281,7 +281,7 @@ def test_stats_say_how_much_waits_for_embedding(tree: Path, settings: Settings) 
 def test_a_file_that_became_a_fifo_after_the_walk_is_skipped_not_waited_on(
         tree: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk judged a regular file; by the time it is read it is a FIFO (issue #26)."""
-    import semlith.indexer as indexer_module
+    import semlith.index.indexer as indexer_module
     from semlith.ingest.walk import Candidate
 
     walk = indexer_module.walk_files
@@ -335,8 +335,8 @@ def test_a_budget_leaves_half_for_embedding_when_reading_is_slow(
         tree: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run called again and again with a budget (an agent's `index`) embeds every time,
     even when reading alone would take the whole budget."""
-    import semlith.embed_phase as phase
-    from semlith.indexer import Indexer
+    import semlith.index.embed_phase as phase
+    from semlith.index.indexer import Indexer
 
     clock = [0.0]
     cut = phase.cut
@@ -365,7 +365,7 @@ def test_a_budget_leaves_half_for_embedding_when_reading_is_slow(
 
 
 def test_the_spool_gives_back_what_it_was_given(tmp_path: Path) -> None:
-    from semlith.embed_phase import Spool
+    from semlith.index.embed_phase import Spool
 
     spool = Spool(tmp_path)
     texts = ["def f():\n    return 1", "", "naïve — 日本語 \udcff", "x" * 100_000]

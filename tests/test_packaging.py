@@ -27,5 +27,18 @@ def test_wheel_ships_grammars_and_tokenizer(tmp_path: Path) -> None:
         assert f"semlith/embed/minilm/{tokenizer_file}" in names
     assert "semlith/ingest/formats/docx.py" in names  # a subpackage is listed by hand
     for asset in ("index.html", "portal.js", "portal.css", "favicon.svg"):  # the portal
-        assert f"semlith/portal/static/{asset}" in names
-    assert "semlith/portal/routes.py" in names
+        assert f"semlith/server/portal/static/{asset}" in names
+    assert "semlith/server/portal/routes.py" in names
+    packages = {f.parent.relative_to(ROOT).as_posix() for f in (ROOT / "semlith").rglob(
+        "__init__.py")}
+    assert {f"{p}/__init__.py" for p in packages} <= names  # every package listed
+
+
+def test_every_package_is_listed_in_pyproject() -> None:
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    found = {".".join(f.parent.relative_to(ROOT).parts)
+             for f in (ROOT / "semlith").rglob("__init__.py")}
+    assert listed == found | {"semlith.grammars"}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from semlith import private
-from semlith.home import RegisteredStore, register_store
-from semlith.settings import Settings
+from semlith.base import private
+from semlith.base.home import RegisteredStore, register_store
+from semlith.base.settings import Settings
 from semlith.store import Store
 from semlith.store.shards import shard_name
 from tests.conftest import add_file, unit_vectors

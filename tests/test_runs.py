@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.agents import configured, describe_agents
-from semlith.clients import CLIENTS, Places
+from semlith.base.settings import Settings
+from semlith.index.runs import RunBoard
 from semlith.local import LocalLibrary
-from semlith.runs import RunBoard
-from semlith.settings import Settings
+from semlith.setup.agents import configured, describe_agents
+from semlith.setup.clients import CLIENTS, Places
 from semlith.types import IndexReport, Progress
 from tests.conftest import HashEmbedder
 
@@ -94,7 +94,7 @@ def test_a_failed_run_says_why() -> None:
 
 def test_agents_name_the_endpoint_and_the_key_file_never_the_key(
         tmp_path: Path, settings: Settings) -> None:
-    from semlith.home import agent_key
+    from semlith.base.home import agent_key
 
     key = agent_key(settings.home)
     places = Places.of("linux", {}, tmp_path / "user")
@@ -110,8 +110,8 @@ def test_agents_name_the_endpoint_and_the_key_file_never_the_key(
     path.parent.mkdir(parents=True)
     path.write_text("not valid {")
     assert not configured(client, path)
-    from semlith.clients import Launch
-    from semlith.configfile import render
+    from semlith.setup.clients import Launch
+    from semlith.setup.configfile import render
 
     path.write_text(render(client.stdio(Launch()), client.syntax))
     assert configured(client, path)

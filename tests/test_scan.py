@@ -1,10 +1,10 @@
-"""The scan's decision (semlith/scan.py): one file's state in, one action out, no I/O."""
+"""The scan's decision (semlith/index/scan.py): one file's state in, one action out, no I/O."""
 
 from __future__ import annotations
 
 import pytest
 
-from semlith.scan import Action, FileState, decide
+from semlith.index.scan import Action, FileState, decide
 from semlith.store.rows import FileRecord, SkipRecord
 
 CUT, RULES = "cut-today", "rules-today"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from semlith.settings import SETTINGS_DOC, Settings
+from semlith.base.settings import SETTINGS_DOC, Settings
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from semlith.indexer import Indexer
+from semlith.base.settings import Settings
+from semlith.index.indexer import Indexer
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
+from semlith.search.symbols import identifiers
 from semlith.store import Store
 from semlith.store.catalog import FORMAT_VERSION
-from semlith.symbols import identifiers
 from tests.cli_util import run
 from tests.conftest import HashEmbedder
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from semlith import watch as watch_module
-from semlith.settings import Settings
+from semlith.base.settings import Settings
+from semlith.index import watch as watch_module
+from semlith.index.watch import StoreWatcher
 from semlith.types import IndexReport
-from semlith.watch import StoreWatcher
 from tests.watch_util import Watched, eventually
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
@@ -169,7 +169,7 @@ def test_a_vanished_root_stops_its_observer_without_holding_the_watcher(
 def test_watch_limit_falls_back_to_rescans(tmp_path: Path, settings: Settings,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The OS refusing more watches (inotify limit) is simulated at the observer."""
-    monkeypatch.setattr("semlith.watch.RESCAN_SECONDS", 0.5)
+    monkeypatch.setattr("semlith.index.watch.RESCAN_SECONDS", 0.5)
 
     class Refusing:
         def schedule(self, *args: object, **kwargs: object) -> None:

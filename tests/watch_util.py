@@ -6,13 +6,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from semlith.base.settings import Settings
 from semlith.embed.pool import EmbedderPool
-from semlith.indexer import Indexer
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.index.indexer import Indexer
+from semlith.index.watch import StoreWatcher
+from semlith.search.searcher import Searcher
 from semlith.store import Store
 from semlith.types import IndexReport
-from semlith.watch import StoreWatcher
 from tests.conftest import HashEmbedder
 
 WAIT = 30.0

@@ -24,8 +24,8 @@ from semlith.errors import SemlithError
 from semlith.types import Scope
 
 if TYPE_CHECKING:
+    from semlith.base.settings import Settings
     from semlith.library import EmbedderFactory, Library
-    from semlith.settings import Settings
 
 INTERRUPTED = 130
 
@@ -41,7 +41,7 @@ class Env:
 
     def get_settings(self) -> Settings:
         if self.settings is None:
-            from semlith.settings import Settings
+            from semlith.base.settings import Settings
 
             self.settings = Settings.load()
         return self.settings

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from semlith.grep_types import Row
+from semlith.types.grep import Row
 
 MODES = ("auto", "always", "never")
 PARTS: dict[str, dict[str, Any]] = {

@@ -96,7 +96,7 @@ def key_show(ctx: click.Context) -> None:
     Examples:
       semlith key show
     """
-    from semlith.home import agent_key
+    from semlith.base.home import agent_key
 
     settings = env(ctx).get_settings()
     with errors():

@@ -31,7 +31,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
       semlith doctor
       semlith doctor --json              # exits 1 when a check fails
     """
-    from semlith.doctor import diagnose
+    from semlith.setup.doctor import diagnose
 
     state = env(ctx)
     findings = diagnose(state.get_settings(), state.embedder_factory)

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.graph_types import Brief, GraphEdge, GraphNode, GraphPath
 from semlith.types import Filters
+from semlith.types.graph import Brief, GraphEdge, GraphNode, GraphPath
 
 KINDS = ("calls", "imports", "inherits", "contains")
 

@@ -1,4 +1,4 @@
-"""portal: the link to the daemon's web page (semlith/portal/)."""
+"""portal: the link to the daemon's web page (semlith/server/portal/)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def portal(ctx: click.Context, open_browser: bool) -> None:
       semlith portal
       semlith portal --open
     """
+    from semlith.base.home import portal_key
     from semlith.daemon_client import running
-    from semlith.home import portal_key
-    from semlith.portal.session import link_token
+    from semlith.server.portal.session import link_token
 
     settings = env(ctx).get_settings()
     with errors():

@@ -11,8 +11,8 @@ import click
 from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
 from semlith.cli.colour import Style, color_option, wanted
-from semlith.grep_types import rows
 from semlith.types import Filters, Scope
+from semlith.types.grep import rows
 
 
 def _filter_options(func: Callable[..., Any]) -> Callable[..., Any]:

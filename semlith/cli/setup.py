@@ -13,8 +13,8 @@ import click
 from semlith.cli.base import emit_json, env, errors, json_option, main
 
 if TYPE_CHECKING:
-    from semlith.clients import Client
-    from semlith.configfile import Written
+    from semlith.setup.clients import Client
+    from semlith.setup.configfile import Written
 
 USAGE_ERROR = 2
 
@@ -63,7 +63,7 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
         return _docs() if docs else _list(as_json)
     if client is None:
         _usage("name a CLIENT (`semlith setup --list` shows them)", as_json)
-    from semlith import clients
+    from semlith.setup import clients
 
     with errors(as_json):
         port = env(ctx).get_settings().port
@@ -80,7 +80,7 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
     notes = [n for n in ("" if http else launch.note, chosen.caveat if project is None else "",
                          _http_note(chosen) if http else "") if n]
     if as_json:
-        from semlith.instructions import BLOCK
+        from semlith.setup.instructions import BLOCK
 
         emit_json({"client": chosen.name, "path": str(path), "config": config,
                    "written": written.outcome.value if written else None, "notes": notes,
@@ -105,8 +105,8 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
 def _instructions(client: Client, project: Path | None, write: bool
                   ) -> tuple[Path | None, bool | None]:
     """The client's instruction file, and (with `write`) whether the block was added."""
-    from semlith.clients import Places
-    from semlith.instructions import FILES, instruction_path, write_block
+    from semlith.setup.clients import Places
+    from semlith.setup.instructions import FILES, instruction_path, write_block
 
     guide = instruction_path(client.name, Places.here(), project)
     if not write or guide is None:
@@ -118,7 +118,7 @@ def _instructions(client: Client, project: Path | None, write: bool
 
 
 def _print_instructions(client: Client, guide: Path | None) -> None:
-    from semlith.instructions import BLOCK
+    from semlith.setup.instructions import BLOCK
 
     where = (f"for {guide}; --write adds it there" if guide is not None else
              f"to paste into {client.title}'s settings (it keeps them there, not in a file)")
@@ -126,13 +126,13 @@ def _print_instructions(client: Client, guide: Path | None) -> None:
 
 
 def _write(path: Path, config: dict[str, Any], client: Client) -> Written:
-    from semlith.configfile import merge_into
+    from semlith.setup.configfile import merge_into
 
     return merge_into(path, config, client.syntax)
 
 
 def _print(client: Client, path: Path, config: dict[str, Any], project: Path | None) -> None:
-    from semlith.configfile import render
+    from semlith.setup.configfile import render
 
     click.echo(render(config, client.syntax), nl=False)
     scope = "project" if project else "user"
@@ -141,7 +141,7 @@ def _print(client: Client, path: Path, config: dict[str, Any], project: Path | N
 
 
 def _said(written: Written, client: Client) -> str:
-    from semlith.configfile import Outcome
+    from semlith.setup.configfile import Outcome
 
     if written.outcome is Outcome.UNCHANGED:
         return f"{written.path} already has this semlith entry; nothing changed"
@@ -158,7 +158,7 @@ def _http_note(client: Client) -> str:
 
 
 def _list(as_json: bool) -> None:
-    from semlith.clients import CLIENTS, locations
+    from semlith.setup.clients import CLIENTS, locations
 
     if as_json:
         emit_json([{"client": c.name, "title": c.title, "format": c.syntax.value,
@@ -175,7 +175,7 @@ def _list(as_json: bool) -> None:
 
 
 def _docs() -> None:
-    from semlith.clients import reference
+    from semlith.setup.clients import reference
 
     click.echo(reference(), nl=False)
 

@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
+from semlith.base.settings import Settings
 from semlith.embed.cache import MANIFEST
 from semlith.embed.onnx_model import OnnxEmbedder
 from semlith.embed.recipes import RECIPES
 from semlith.embed.text import Embedder, FastEmbedder
-from semlith.settings import Settings
 from semlith.store.vector_cache import FOLDER, VectorCache, entry_key
 
 log = logging.getLogger("semlith.vector_cache")

@@ -14,9 +14,9 @@ import os
 import subprocess
 import sys
 
+from semlith.base.settings import Settings
 from semlith.embed.cache import MANIFEST
 from semlith.embed.recipes import RECIPES
-from semlith.settings import Settings
 
 log = logging.getLogger("semlith.models")
 BUILD_TIMEOUT_S = 600

@@ -12,12 +12,12 @@ from semlith.errors import UnknownSymbol
 from semlith.graph import walk
 from semlith.graph.resolve import Resolver
 from semlith.graph.walk import Bounded
-from semlith.graph_types import GraphPath, Impact, Neighbors
 from semlith.store import Store
 from semlith.store.catalog import Catalog
 from semlith.store.edges import GraphDef
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
+from semlith.types.graph import GraphPath, Impact, Neighbors
 
 CHARS_PER_TOKEN = 4  # the budget is in tokens; answers are measured in characters
 DEFAULT_BUDGET = 4_000  # tokens: 16,000 characters

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from semlith.errors import UnknownSymbol
 from semlith.graph import answers
-from semlith.graph_types import Brief, GraphEdge
 from semlith.store import Store
 from semlith.types import Answer, Filters
+from semlith.types.graph import Brief, GraphEdge
 
 DEFAULT_BUDGET = 2_000  # tokens
 LOCATORS = 5

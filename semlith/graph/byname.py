@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from semlith.base.roles import is_test
 from semlith.graph.context import FileContext
 from semlith.graph.modules import family, nearest
 from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import Call, QualifierKind
-from semlith.roles import is_test
 from semlith.store.edges import GraphDef
 
 if TYPE_CHECKING:

@@ -15,13 +15,12 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from semlith.base.roles import is_test
 from semlith.errors import UnknownSymbol
 from semlith.graph.modules import languages_of
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Resolution, Status
-from semlith.graph_types import GraphEdge, GraphNode
 from semlith.ingest.graph.records import MODULE, Call
-from semlith.roles import is_test
 from semlith.store.edges import (
     GraphDef,
     calls_from,
@@ -32,6 +31,7 @@ from semlith.store.edges import (
 )
 from semlith.store.names import names_near
 from semlith.store.query import Selection
+from semlith.types.graph import GraphEdge, GraphNode
 
 KINDS = ("calls", "imports", "inherits", "contains")
 MAX_VISITED = 20_000  # definitions a walk looks at before it gives up (path, impact)

@@ -18,6 +18,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from semlith.base.languages import Language
 from semlith.ingest.definitions import CodeFile, Definition, read_code
 from semlith.ingest.plan import (
     MAX_CHUNKS_PER_FILE,
@@ -29,7 +30,6 @@ from semlith.ingest.plan import (
     plan,
 )
 from semlith.ingest.preamble import mark_preambles
-from semlith.languages import Language
 
 # Chunk, MAX_CHUNKS_PER_FILE and hard_split live with the planner that makes them; this
 # is where the rest of semlith takes them from.

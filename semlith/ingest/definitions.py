@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from semlith.base.languages import Language
 from semlith.ingest.parse import Parsed, ParseFailed, parse_text, query_matches
 from semlith.ingest.queries import compile_query, query_text
 from semlith.ingest.signatures import BODY_DEPTH, signature
-from semlith.languages import Language
 
 # Nodes that belong to the definition below them when directly above it.
 _ATTACHED = ("comment", "decorator", "attribute", "annotation", "doc",

@@ -19,9 +19,9 @@ from html import unescape
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
+from semlith.base.languages import language_of
 from semlith.ingest.formats import FORMATS  # the table only; readers load when used
 from semlith.ingest.formats.limits import MAX_TEXT_CHARS, Unreadable
-from semlith.languages import language_of
 
 if TYPE_CHECKING:
     from pypdf import PdfReader

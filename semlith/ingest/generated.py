@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import re
 
+from semlith.base.languages import language_of
 from semlith.ingest.cost import TooLarge
 from semlith.ingest.document import Withheld
 from semlith.ingest.extract import Binary, is_extracted
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.walk import SkipReason
-from semlith.languages import language_of
 
 GENERATED_MIN_BYTES = 64 << 10
 MINIFIED_MEAN_LINE = 1_000

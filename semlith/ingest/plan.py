@@ -16,8 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from semlith.base.roles import TEST_KIND
 from semlith.ingest.definitions import CLASS_LIKE, METHOD_OWNERS, Definition
-from semlith.roles import TEST_KIND
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

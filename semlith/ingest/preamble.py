@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from semlith.base.roles import PREAMBLE_KIND
 from semlith.ingest.plan import Chunk
-from semlith.roles import PREAMBLE_KIND
 
 _STATEMENT = (r"((@\w+|public|internal|private|fileprivate|package|global)\s+)*"  # Swift, C#
               r"(package|import|using|use|namespace|require|require_once|require_relative|"

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from semlith.base.languages import language_of
 from semlith.ingest.credentials import Rule, redaction_rules, token_rules
-from semlith.languages import language_of
 
 # Raise when the rules here or in credentials.py change, so that existing stores are
 # checked again on their next full run (the indexer records, per file, the revision it

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from semlith.base.settings import Settings
 from semlith.embed.cached import CachedModels, with_vector_cache
 from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import Embedder
-from semlith.runs import RunBoard
-from semlith.settings import Settings
+from semlith.index.runs import RunBoard
 
 if TYPE_CHECKING:
     from semlith.embed.clip import ClipEmbedder

@@ -31,11 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from semlith import __version__
+from semlith.base.home import REGISTRY, RegisteredStore, registered_stores
+from semlith.base.memory import trim
 from semlith.embed.prebuild import build_apart
 from semlith.errors import SemlithError, StoreLocked
-from semlith.home import REGISTRY, RegisteredStore, registered_stores
+from semlith.index.watch import StoreWatcher, watch_file
 from semlith.local.engine import Engine
 from semlith.local.indexing import run_index
+from semlith.local.scope import Known, unique_label
 from semlith.local.sources import (
     Opened,
     open_for_writing,
@@ -43,19 +46,16 @@ from semlith.local.sources import (
     open_to_read,
     registered_known,
 )
-from semlith.memory import trim
-from semlith.scope import Known, unique_label
 from semlith.store import Store
 from semlith.store.locate import store_present
 from semlith.types import IndexReport, Status
-from semlith.watch import StoreWatcher, watch_file
 
 log = logging.getLogger("semlith.fleet")
 MODEL_WAIT_SECONDS = 120.0
 FOLLOW_SECONDS = 10.0
 POLL_SECONDS = 0.5  # the registry's stat when its folder cannot be watched
 RETRY_LOCKED_SECONDS = 5.0
-# After this long without a call the daemon hands freed memory back (semlith/memory.py):
+# After this long without a call the daemon hands freed memory back (semlith/base/memory.py):
 # a burst's page caches and buffers kept its RSS at the peak for good (issue #26).
 QUIET_TRIM_SECONDS = 20.0
 

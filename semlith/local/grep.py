@@ -23,13 +23,13 @@ from typing import Any
 import regex as _regex
 
 from semlith.errors import BadTarget
-from semlith.grep_types import Enclosing, Match, Matches
 from semlith.ingest.images import is_image
+from semlith.local.locators import Target
 from semlith.local.reads import file_passage
 from semlith.local.sources import Opened
-from semlith.locators import Target
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
+from semlith.types.grep import Enclosing, Match, Matches
 
 MAX_LIMIT = 10_000
 MAX_CONTEXT = 50

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from semlith.embed.pool import EmbedderPool
-from semlith.indexer import Indexer
+from semlith.index.indexer import Indexer
+from semlith.index.runs import Tracked
 from semlith.ingest.walk import Skipped
 from semlith.library import OnProgress
-from semlith.runs import Tracked
 from semlith.store import Store
 from semlith.types import IndexReport, Progress
 

@@ -20,21 +20,20 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.activity import Agents, Run
+from semlith.base.home import registered_stores
+from semlith.base.settings import Settings
+from semlith.base.weights import Weights
 from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, ModelError, SemlithError, UnknownSymbol
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
-from semlith.graph_types import Brief, GraphPath, Impact, Neighbors
-from semlith.grep_types import Matches
-from semlith.home import registered_stores
-from semlith.inventory import Installation
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.local.engine import Engine
 from semlith.local.grep import MAX_CONTEXT, collect, compile_pattern
 from semlith.local.grep import MAX_LIMIT as MAX_GREP
 from semlith.local.grep import Search as GrepSearch
 from semlith.local.indexing import run_index
+from semlith.local.locators import Target, parse_target
 from semlith.local.reads import (
     chunk_passage,
     file_passage,
@@ -42,16 +41,15 @@ from semlith.local.reads import (
     relative_to_root,
     with_symbol,
 )
+from semlith.local.scope import Known, Resolved, resolve, roots_holding
 from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
 from semlith.local.target import Creator, IndexTarget, index_target
-from semlith.locators import Target, parse_target
-from semlith.scope import Known, Resolved, resolve, roots_holding
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.search.searcher import Searcher
+from semlith.search.symbols import find_symbols, named_definition
+from semlith.setup.inventory import Installation
 from semlith.store import Store
 from semlith.store.checks import cache_summary, vector_tally
 from semlith.store.checks import verify as verify_store
-from semlith.symbols import find_symbols, named_definition
 from semlith.types import (
     Answer,
     Definition,
@@ -66,7 +64,9 @@ from semlith.types import (
     StoreStats,
     Watched,
 )
-from semlith.weights import Weights
+from semlith.types.activity import Agents, Run
+from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
+from semlith.types.grep import Matches
 
 
 class LocalLibrary(Installation):
@@ -282,7 +282,7 @@ class LocalLibrary(Installation):
         return self.engine.runs.stop(store)
 
     def agents(self) -> Agents:
-        from semlith.agents import describe_agents
+        from semlith.setup.agents import describe_agents
 
         port = self.source.status().port if self.source.served_by else self.settings.port
         return describe_agents(self.settings, port)
@@ -337,7 +337,7 @@ class LocalLibrary(Installation):
     def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
               debounce: float = 0.5, on_event: OnEvent | None = None,
               stop: threading.Event | None = None) -> Watched:
-        from semlith.watch import StoreWatcher
+        from semlith.index.watch import StoreWatcher
 
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target)

@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from semlith.cutting import content_hash
 from semlith.errors import BadTarget
+from semlith.index.cutting import content_hash
 from semlith.ingest.document import Withheld, document_text
 from semlith.ingest.extract import is_extracted
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.images import is_image, preview, read_image
 from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.walk import is_opted_in
-from semlith.locators import Target
-from semlith.scope import Known
+from semlith.local.locators import Target
+from semlith.local.scope import Known
 from semlith.store import Store
 from semlith.types import ChunkRecord, Passage
 

@@ -8,14 +8,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from semlith.base.home import registered_stores
+from semlith.base.settings import Settings
 from semlith.embed.text import Embedder
-from semlith.home import registered_stores
 from semlith.local.engine import Engine
 from semlith.local.fleet import Fleet
 from semlith.local.library import LocalLibrary
+from semlith.local.scope import resolve
 from semlith.local.sources import registered_known
-from semlith.scope import resolve
-from semlith.settings import Settings
 from semlith.types import Scope
 
 

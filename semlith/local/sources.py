@@ -18,13 +18,13 @@ from typing import Protocol
 
 import xxhash
 
+from semlith.base.home import RegisteredStore, free_name, register_store, registered_stores
+from semlith.base.settings import Settings
 from semlith.errors import DaemonNotRunning, SemlithError, StoreNotFound
-from semlith.home import RegisteredStore, free_name, register_store, registered_stores
-from semlith.scope import Known, label_stores
-from semlith.settings import Settings
+from semlith.local.scope import Known, label_stores
 from semlith.store import Store
 from semlith.store.locate import store_present
-from semlith.store.milvus_target import MilvusTarget
+from semlith.store.milvus.target import MilvusTarget
 from semlith.types import Status, StoreEntry
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name

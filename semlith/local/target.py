@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from semlith.base.folders import check_new_root, check_request_path
+from semlith.base.settings import Settings
 from semlith.embed.text import DEFAULT_MODEL
 from semlith.errors import BadTarget, StoreNotFound, UnknownStore
-from semlith.folders import check_new_root, check_request_path
-from semlith.scope import Known, inside, resolve, roots_holding
-from semlith.settings import Settings
+from semlith.local.scope import Known, inside, resolve, roots_holding
 from semlith.store import Store
 from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.types import Scope

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from semlith.base.weights import Weights
 from semlith.ranking.query import Query
-from semlith.weights import Weights
 
 Scores = dict[int, float]  # chunk id -> score; higher is better
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import functools
 import math
 
+from semlith.base.roles import file_role
+from semlith.base.text import doer, path_words
 from semlith.ranking.context import Context, Scores
-from semlith.roles import file_role
-from semlith.text import doer, path_words
 
 # A question word and a file-name word of at least this many letters meet when one
 # begins with the other. At 4 all three shapes of the development set gained in both

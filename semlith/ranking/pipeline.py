@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from semlith.base.weights import Weights
 from semlith.ranking import files, paths, priors
 from semlith.ranking.context import Context, Lists, Places, Scores
 from semlith.ranking.fusion import fuse
 from semlith.ranking.query import Query
 from semlith.ranking.select import order
-from semlith.weights import Weights
 
 Signal = Callable[[Scores, Context], Scores]
 SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from semlith.base.roles import KIND_ROLES, PREAMBLE_KIND, Role, file_role
 from semlith.ranking.context import Context, Placed, Places, Scores
 from semlith.ranking.platforms import platform_of
 from semlith.ranking.query import Query
 from semlith.ranking.versions import old_copies
-from semlith.roles import KIND_ROLES, PREAMBLE_KIND, Role, file_role
 
 # Mild: often what a question wants when it says so, plausible neighbours otherwise.
 # Strong: almost never the answer to a question about behaviour. Measured as 0.75 and

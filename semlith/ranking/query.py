@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from semlith.base.roles import Role
+from semlith.base.text import STOPWORDS, doer, name_parts, stem
 from semlith.ingest.chunk import split_identifiers
 from semlith.ranking.platforms import named_platforms
 from semlith.ranking.versions import names_version
-from semlith.roles import Role
+from semlith.search.symbols import Identifier, identifiers
 from semlith.store.keywords import fts_terms
-from semlith.symbols import Identifier, identifiers
-from semlith.text import STOPWORDS, doer, name_parts, stem
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Words that ask for a kind of file: a question about tests wants tests.

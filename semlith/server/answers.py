@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from semlith.grep_types import Matches, rows
 from semlith.ingest.names import escape_name
 from semlith.types import Definition, Hit, Passage
+from semlith.types.grep import Matches, rows
 
 _WORD = re.compile(r"\w+")
 

@@ -1,5 +1,5 @@
 """The daemon's HTTP app: MCP at /mcp, the library's JSON API at /api/*, /healthz, and
-the portal at / and /portal/* (semlith/portal/: its own session token, not a key).
+the portal at / and /portal/* (semlith/server/portal/: its own session token, not a key).
 
 `create_app(settings, fleet, keys, ...)` builds it without a socket, so tests drive it
 in process. `/mcp` takes the agent key and serves the agent-facing library (registered
@@ -30,14 +30,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from semlith import __version__
-from semlith.home import portal_key
+from semlith.base.home import portal_key
+from semlith.base.settings import Settings
 from semlith.library import Library
-from semlith.portal.routes import is_portal_path, portal_routes
-from semlith.portal.session import Sessions
 from semlith.server.api import api_routes, stop_route
 from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse
+from semlith.server.portal.routes import is_portal_path, portal_routes
+from semlith.server.portal.session import Sessions
 from semlith.server.tools import build_mcp
-from semlith.settings import Settings
 
 # Library calls (MCP tools, /api) run on at most this many worker threads at once. Each
 # thread that reads a store holds a SQLite connection (two descriptors) for as long as
@@ -94,7 +94,7 @@ class Guard:
             await refuse(send, 404, "not found: semlith takes a bearer key, not OAuth "
                          "(`semlith key show` prints the agent key)")
             return
-        if is_portal_path(path):  # its own credential: a session token (semlith/portal/)
+        if is_portal_path(path):  # its own credential: a session token (semlith/server/portal/)
             await self.app(scope, _capped(receive, self.max_body), send)
             return
         expected = self.control if path.startswith("/api/") else self.agent

@@ -26,19 +26,19 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from semlith import __version__
-from semlith.embed.text import Embedder
-from semlith.errors import CannotServe
-from semlith.home import (
+from semlith.base.home import (
     agent_key,
     clear_discovery,
     control_key,
     read_discovery,
     write_discovery,
 )
+from semlith.base.settings import Settings
+from semlith.embed.text import Embedder
+from semlith.errors import CannotServe
+from semlith.index.watch import DEBOUNCE_SECONDS
 from semlith.local.serving import serve_stores
 from semlith.server.app import Keys, create_app
-from semlith.settings import Settings
-from semlith.watch import DEBOUNCE_SECONDS
 
 log = logging.getLogger("semlith.daemon")
 GRACEFUL_SECONDS = 10
@@ -237,7 +237,7 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
 
 
 def wait_until_gone(pid: int, timeout: float) -> bool:
-    from semlith.home import pid_alive
+    from semlith.base.home import pid_alive
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from semlith.graph_types import Brief, GraphEdge, GraphPath, Impact, Neighbors
 from semlith.library import Library
+from semlith.types.graph import Brief, GraphEdge, GraphPath, Impact, Neighbors
 
 if TYPE_CHECKING:
     from semlith.server.tools import _Registry

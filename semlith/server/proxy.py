@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from semlith.base.home import Discovery
+from semlith.base.settings import Settings
 from semlith.daemon_client import running, start_in_background
 from semlith.errors import DaemonError
-from semlith.home import Discovery
 from semlith.server.tools import ROOTS_HEADER, encode_roots
-from semlith.settings import Settings
 
 if TYPE_CHECKING:
     from semlith.server.upstream import Upstream

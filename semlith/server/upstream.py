@@ -43,10 +43,10 @@ from mcp.types import (
     JSONRPCResponse,
 )
 
+from semlith.base.home import Discovery, agent_key
+from semlith.base.settings import Settings
 from semlith.daemon_client import running, start_in_background
 from semlith.errors import DaemonError
-from semlith.home import Discovery, agent_key
-from semlith.settings import Settings
 
 log = logging.getLogger("semlith.proxy")
 RETRY_SECONDS = 30.0  # how long a failed request waits for a daemon before its error

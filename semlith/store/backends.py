@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from semlith.errors import BackendError
 from semlith.store.corpus import Corpus
-from semlith.store.milvus import MilvusSpace
-from semlith.store.milvus_corpus import MilvusCorpus
-from semlith.store.milvus_target import MilvusTarget
+from semlith.store.milvus.corpus import MilvusCorpus
+from semlith.store.milvus.space import MilvusSpace
+from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import exported_chunks
 from semlith.store.vectors import VectorSpace
 

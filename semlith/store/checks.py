@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from semlith.store.milvus import MilvusSpace
-from semlith.store.milvus_check import verify_rows
+from semlith.store.milvus.check import verify_rows
+from semlith.store.milvus.space import MilvusSpace
 
 if TYPE_CHECKING:
     from semlith.store.store import Store

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.private import private_opener
+from semlith.base.private import private_opener
 
 EXACT_NAME = "exact.f32"
 SAMPLE_EVERY = 4096

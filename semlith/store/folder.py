@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from semlith.private import private_opener, tighten, tighten_tree
+from semlith.base.private import private_opener, tighten, tighten_tree
 from semlith.store.catalog import CATALOG_NAME
 from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from semlith.base.text import STOPWORDS, stem
 from semlith.store.catalog import fts_query
-from semlith.text import STOPWORDS, stem
 
 MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
 # ...in a store of at least this many chunks: in a handful every word of the query is in

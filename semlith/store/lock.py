@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from semlith.base.oslock import try_lock as _try_lock
+from semlith.base.oslock import unlock as _unlock
+from semlith.base.private import private_opener
 from semlith.errors import StoreLocked
-from semlith.oslock import try_lock as _try_lock
-from semlith.oslock import unlock as _unlock
-from semlith.private import private_opener
 
 LOCK_NAME = "index.lock"
 def describe_holder(info: dict[str, Any]) -> str:

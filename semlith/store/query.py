@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from semlith.languages import resolve_language
+from semlith.base.languages import resolve_language
 from semlith.store.catalog import Catalog, glob_escape
 from semlith.types import ChunkRecord, Definition, Filters
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from turbovec import IdMapIndex
 
-from semlith.memory import trim
-from semlith.private import make_private_folder, tighten
+from semlith.base.memory import trim
+from semlith.base.private import make_private_folder, tighten
 
 SHARD_SPAN = 65536
 

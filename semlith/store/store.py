@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from semlith.base.private import FOLDER_MODE, create_private_file, tighten
+from semlith.base.settings import Settings
 from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
-from semlith.private import FOLDER_MODE, create_private_file, tighten
-from semlith.settings import Settings
 from semlith.store.backends import backend_for
 from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
@@ -32,8 +32,8 @@ from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
-from semlith.store.milvus import MilvusSpace
-from semlith.store.milvus_target import MilvusTarget
+from semlith.store.milvus.space import MilvusSpace
+from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import paths_under
 from semlith.store.rows import SpaceRecord
 from semlith.store.vectors import RESCORE_HEAD, LocalSpace, VectorSpace
@@ -152,7 +152,7 @@ class Store:
                command: str | None = None, root: Path | None = None,
                backend: str | None = None) -> Store:
         """Create an empty store (writable, locked). The model is fixed for its lifetime,
-        and so is `backend` (a Milvus target, `semlith.store.milvus`; None: local).
+        and so is `backend` (a Milvus target, `semlith.store.milvus.space`; None: local).
 
         A new Milvus-backed store owns its repo's rows: it deletes what a store of the
         same repo left in the collection."""

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.private import create_private_file, make_private_folder
+from semlith.base.private import create_private_file, make_private_folder
 from semlith.store.vector_cache_db import (
     CANTOPEN,
     GENERATION,

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from semlith.private import tighten
+from semlith.base.private import tighten
 
 # 1,879 bytes per 384-wide entry at 8 KiB pages, 2,301 at 4 KiB (rows of 1.6 KB pack
 # badly into 4 KiB pages), 1,905 at 16 KiB; 8 KiB also looked up fastest (measured).

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from semlith.base.weights import Weights
 from semlith.ranking.context import Context, Lists
 from semlith.ranking.query import analyse
 from semlith.ranking.select import order
 from semlith.types import ChunkRecord
-from semlith.weights import Weights
 
 _DIR = Path(__file__).resolve().parents[2] / "benchmarks"
 _spec = importlib.util.spec_from_file_location("learn_ranker", _DIR / "learn_ranker.py")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from tests.cli_util import run
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"

@@ -138,7 +138,7 @@ def test_a_daemon_of_another_version_is_a_fault(semlith_home: Path, old_daemon: 
 
 @posix_only
 def test_a_key_other_users_can_read_is_a_fault(semlith_home: Path) -> None:
-    from semlith.home import agent_key
+    from semlith.base.home import agent_key
 
     agent_key(semlith_home)
     key = semlith_home / "agent.key"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from semlith.grep_types import Enclosing, Match, Matches
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary, grep
 from semlith.local.grep import compile_pattern, enclosing
-from semlith.settings import Settings
 from semlith.types import Definition, Filters, Scope
+from semlith.types.grep import Enclosing, Match, Matches
 from tests.cli_util import run, tree  # noqa: F401 - the indexed sample
 from tests.conftest import HashEmbedder
 from tests.secret_fixtures import assert_nothing_leaks, fakes, write_secret_tree

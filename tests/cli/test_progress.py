@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.cli.output import PLAIN_EVERY_S, ProgressView, describe
-from semlith.indexer import Indexer, Progress
-from semlith.pace import FIRST_BATCH, MAX_BATCH, MIN_BATCH, Pace
-from semlith.settings import Settings
+from semlith.index.indexer import Indexer, Progress
+from semlith.index.pace import FIRST_BATCH, MAX_BATCH, MIN_BATCH, Pace
 from semlith.store import Store
 from tests.conftest import HashEmbedder
 

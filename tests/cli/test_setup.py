@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from semlith.home import agent_key
-from semlith.jsonc import loads as loads_jsonc
+from semlith.base.home import agent_key
+from semlith.setup.jsonc import loads as loads_jsonc
 from tests.cli_util import run
 
 # Written from each client's documentation (docs/clients.md cites it), not from the code.
@@ -292,7 +292,7 @@ def test_list_shows_every_client_on_every_system() -> None:
 
 
 def test_docs_are_the_shipped_reference_and_docs_clients_md_holds_it() -> None:
-    from semlith.clients import reference
+    from semlith.setup.clients import reference
 
     assert ok(run("setup", "--docs")).stdout == reference()
     md = (Path(__file__).resolve().parents[2] / "docs" / "clients.md").read_text()

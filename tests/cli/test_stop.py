@@ -9,7 +9,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from semlith.home import pid_alive
+from semlith.base.home import pid_alive
 from tests.daemon_util import indexed_sample, semlith, start_daemon, wait_model
 
 

@@ -92,7 +92,7 @@ def test_search_where_no_store_covers_the_folder_says_how_to_choose(
 
 
 def test_free_name_skips_the_names_other_folders_hold(tmp_path: Path) -> None:
-    from semlith.home import RegisteredStore, free_name, register_store
+    from semlith.base.home import RegisteredStore, free_name, register_store
 
     home = tmp_path / "home"
     for n, name in enumerate(["app", "app-2", "lib"]):

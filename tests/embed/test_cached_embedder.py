@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.embed.cached import (
     CachedModels,
     CachingEmbedder,
@@ -21,7 +22,6 @@ from semlith.embed.cached import (
 )
 from semlith.embed.recipes import MINILM
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store.vector_cache import FOLDER, VectorCache, entry_key
 from semlith.types import Filters, Scope
 from tests.conftest import HashEmbedder, RecordingFactory

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.embed.text import DEFAULT_MODEL, FastEmbedder
 from semlith.errors import ModelError
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Scope
 
 pytestmark = pytest.mark.model

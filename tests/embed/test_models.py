@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.languages import language_of
 from semlith.embed import cache
 from semlith.embed.models import build_model, load_embedder, model_catalog
 from semlith.embed.onnx_model import OnnxEmbedder
@@ -24,7 +25,6 @@ from semlith.embed.recipes import E5_SMALL, MINILM, RECIPES
 from semlith.embed.text import SHIPPED_MINILM, FastEmbedder
 from semlith.errors import ModelError
 from semlith.ingest.chunk import chunk_text
-from semlith.languages import language_of
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.embed.cache import MANIFEST
 from semlith.embed.models import load_embedder
 from semlith.embed.prebuild import build_apart
 from semlith.embed.text import DEFAULT_MODEL
-from semlith.settings import Settings
 
 
 @pytest.mark.slow

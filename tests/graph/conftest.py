@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from semlith.indexer import Indexer
-from semlith.settings import Settings
+from semlith.base.settings import Settings
+from semlith.index.indexer import Indexer
 from semlith.store import Store
 from tests.conftest import HashEmbedder
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.errors import BadTarget, UnknownSymbol
-from semlith.graph_types import Brief
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Filters, Scope
+from semlith.types.graph import Brief
 from tests.cli_util import run
 from tests.conftest import RecordingFactory
 from tests.graph.conftest import GRAPH

@@ -11,7 +11,7 @@ import pytest
 
 from semlith.graph import answers
 from semlith.graph.resolve import Resolver
-from semlith.indexer import Indexer
+from semlith.index.indexer import Indexer
 from semlith.store import Store
 from semlith.store.edges import FOLDER_NAME_SQL, FOLDER_SQL, NAME_SQL, file_edges
 from semlith.types import Filters

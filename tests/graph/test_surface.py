@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from semlith.graph_types import Neighbors
+from semlith.base.settings import Settings
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
-from semlith.settings import Settings
+from semlith.types.graph import Neighbors
 from tests.conftest import HashEmbedder
 from tests.graph.conftest import GRAPH
 from tests.server_util import ACCEPT, app_over_fleet, open_session

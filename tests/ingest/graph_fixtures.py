@@ -8,8 +8,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from semlith.base.languages import language_of
 from semlith.ingest.graph import FileEdges, extract_edges
-from semlith.languages import language_of
 
 GRAPH = Path(__file__).resolve().parent.parent.parent / "fixtures" / "graph"
 KINDS = ("calls", "imports", "inherits", "contains", "locals")

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.ingest.document import read_document
 from semlith.ingest.extract import extract_text
 from semlith.ingest.secrets import MARKER, redact
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Scope
 from tests.canaries import NEGATIVES, Canary, canaries, leaks, write_canaries

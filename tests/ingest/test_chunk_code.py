@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
+from semlith.base.languages import language_of
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
 from semlith.ingest.definitions import has_definitions
 from semlith.ingest.signatures import SIGNATURE_CHARS
-from semlith.languages import language_of
 
 PY = language_of("x.py")
 

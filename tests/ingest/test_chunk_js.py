@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from semlith.base.languages import language_of
 from semlith.ingest.chunk import Chunked, chunk_file
-from semlith.languages import language_of
 
 EXTENSIONS = ["js", "ts", "tsx"]
 

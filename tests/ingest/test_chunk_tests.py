@@ -7,10 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from semlith.base.languages import language_of
+from semlith.base.settings import Settings
 from semlith.ingest.chunk import chunk_file
-from semlith.languages import language_of
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Scope
 from tests.conftest import HashEmbedder, RecordingFactory
 

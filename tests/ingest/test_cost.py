@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from semlith.cutting import cut
+from semlith.index.cutting import cut
 from semlith.ingest import parse as parsing
 from semlith.ingest.cost import (
     DATA_TABLE_BYTES,

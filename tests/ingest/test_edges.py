@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from semlith.base.languages import LANGUAGES, resolve_language
 from semlith.ingest import definitions
 from semlith.ingest import parse as parsing
 from semlith.ingest.graph import (
@@ -21,7 +22,6 @@ from semlith.ingest.graph import (
     has_edges,
 )
 from semlith.ingest.graph.shapes import TEXT_CHARS
-from semlith.languages import LANGUAGES, resolve_language
 from tests.hostile_files import generated_python
 from tests.ingest.graph_fixtures import GRAPH, expectations, fixture_edges, missing, unexpected
 

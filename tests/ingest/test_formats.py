@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.languages import language_of
+from semlith.base.settings import Settings
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.extract import extract_text
 from semlith.ingest.formats import FORMATS, format_status
-from semlith.languages import language_of
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.types import Filters, Hit, Scope
 from tests.conftest import HashEmbedder
 
@@ -97,7 +97,7 @@ def test_the_format_table_says_what_reads_each_format() -> None:
 
 def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    import semlith.cutting
+    import semlith.index.cutting
     from semlith.ingest.extract import Binary
 
     root = tmp_path / "docs"
@@ -113,7 +113,7 @@ def test_a_document_skipped_as_binary_before_its_reader_existed_is_read_now(
         return library.index([str(root)]).indexed
 
     with monkeypatch.context() as patch:
-        patch.setattr(semlith.cutting, "read_document", as_before)
+        patch.setattr(semlith.index.cutting, "read_document", as_before)
         assert run() == 0
     assert run() == 1
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.ingest.extract import Unreadable, extract_text
 from semlith.ingest.formats import limits, mail, package
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from tests.conftest import HashEmbedder
 from tests.format_builders import (

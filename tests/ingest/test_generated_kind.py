@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.roles import GENERATED_KIND, Role
+from semlith.base.settings import Settings
 from semlith.ingest.generated import marked_generated
 from semlith.local import LocalLibrary
 from semlith.ranking.priors import role_of
-from semlith.roles import GENERATED_KIND, Role
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import ChunkPlace
 from tests.conftest import HashEmbedder

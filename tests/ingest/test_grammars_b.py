@@ -18,10 +18,10 @@ import pytest
 from tree_sitter import Query
 from tree_sitter_language_pack import get_language
 
+from semlith.base.languages import language_of
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.definitions import find_definitions
 from semlith.ingest.queries import query_text
-from semlith.languages import language_of
 from tests.grammar_checks import (
     FIXTURES,
     KINDS,

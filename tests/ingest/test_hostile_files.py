@@ -13,14 +13,14 @@ from typing import TypeVar
 
 import pytest
 
+from semlith.base.languages import language_of
+from semlith.base.settings import Settings
 from semlith.ingest import parse as parsing
 from semlith.ingest import plan
 from semlith.ingest.chunk import MAX_CHARS, MAX_CHUNKS_PER_FILE, Chunked, chunk_file
 from semlith.ingest.extract import MAX_TEXT_CHARS, extract_text
 from semlith.ingest.generated import GENERATED_MIN_BYTES, Generated, check_generated
-from semlith.languages import language_of
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from tests.conftest import HashEmbedder, RecordingFactory
 from tests.hostile_files import GENERATED_MARKER, generated_python, minified_bundle
@@ -245,7 +245,7 @@ def test_a_skipped_generated_file_is_read_again_only_once_it_changes(
     library = LocalLibrary(settings, embedder_factory=RecordingFactory())
     assert library.index([str(root)]).skipped == 1
     judged: list[str] = []
-    monkeypatch.setattr("semlith.cutting.check_generated",
+    monkeypatch.setattr("semlith.index.cutting.check_generated",
                         lambda rel, data, **kw: (judged.append(rel),
                                                  check_generated(rel, data, **kw))[1])
     again = library.index([str(root)])

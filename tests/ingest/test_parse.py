@@ -14,11 +14,11 @@ import tracemalloc
 
 import pytest
 
+from semlith.base.languages import LANGUAGES, language_of
 from semlith.ingest import parse as parsing
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.definitions import has_definitions, read_code
 from semlith.ingest.graph import extract_edges, has_edges
-from semlith.languages import LANGUAGES, language_of
 from tests.hostile_files import EXTENSIONS, TABLE_LANGUAGES, data_table
 
 CHUNKED = [lang.name for lang in LANGUAGES if has_definitions(lang)]

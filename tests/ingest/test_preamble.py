@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.languages import language_of
+from semlith.base.roles import PREAMBLE_KIND, Role
+from semlith.base.settings import Settings
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.preamble import is_preamble
-from semlith.languages import language_of
 from semlith.local import LocalLibrary
 from semlith.ranking.priors import role_of
 from semlith.ranking.query import analyse
-from semlith.roles import PREAMBLE_KIND, Role
-from semlith.settings import Settings
 from semlith.types import ChunkPlace
 from tests.conftest import HashEmbedder
 

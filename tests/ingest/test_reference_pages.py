@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.ingest.generated import REFERENCE_BYTES, Generated, check_generated
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from tests.conftest import RecordingFactory
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"

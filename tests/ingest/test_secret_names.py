@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_content
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
-from semlith.settings import Settings
 from semlith.store import Store
 from tests.canaries import canaries
 from tests.secret_fixtures import everything_stored, fakes, index

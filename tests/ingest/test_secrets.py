@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from semlith.home import agent_key, control_key, registered_stores
+from semlith.base.home import agent_key, control_key, registered_stores
+from semlith.base.settings import Settings
 from semlith.ingest.document import Withheld, read_document
 from semlith.ingest.secrets import MARKER, redact, secret_content, secret_name
 from semlith.ingest.walk import Candidate, Skipped, SkipReason, is_ignored, walk_files
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
 from semlith.server.app import Keys, create_app
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.types import Scope
 from tests.conftest import HashEmbedder, RecordingFactory
@@ -334,7 +334,7 @@ def test_an_old_store_loses_what_the_rules_now_withhold(tree: Path, settings: Se
         reads.append(rel)
         return real(rel, data, opted_in=opted_in)
 
-    monkeypatch.setattr("semlith.cutting.read_document", counting)
+    monkeypatch.setattr("semlith.index.cutting.read_document", counting)
     again = RecordingFactory()
     assert index(tree, settings, again).indexed == 0 and again.texts == []
     assert reads == []  # each file was checked once, and says so

@@ -28,11 +28,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from semlith.base.settings import Settings
 from semlith.errors import BadTarget, NothingSelected, UnknownStore
 from semlith.library import Library
 from semlith.local import LocalLibrary
 from semlith.remote import RemoteLibrary
-from semlith.settings import Settings
 from semlith.types import Filters, Scope
 from tests.daemon_util import SAMPLE, Daemon, semlith, start_daemon, wait_model
 

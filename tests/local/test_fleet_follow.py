@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
+from semlith.index.watch import watch_file
 from semlith.local import Engine, LocalLibrary
 from semlith.local import fleet as fleet_module
-from semlith.settings import Settings
-from semlith.watch import watch_file
 from tests.conftest import HashEmbedder
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.errors import BadTarget, StoreNotFound, UnknownStore
 from semlith.local import LocalLibrary
-from semlith.locators import parse_target
-from semlith.settings import Settings
+from semlith.local.locators import parse_target
 from semlith.types import Scope
 from tests.conftest import HashEmbedder
 
@@ -255,7 +255,7 @@ def test_a_store_failing_mid_search_is_named_and_the_others_answer(
     engine down, a damaged file): the search answered only an error, after 211 s."""
     import sqlite3
 
-    from semlith.home import registered_stores
+    from semlith.base.home import registered_stores
     from semlith.local import Engine
     from semlith.local.fleet import Fleet
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.errors import StoreNotFound
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import locate
 from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.types import Scope
@@ -69,7 +69,7 @@ def test_a_registered_half_made_store_is_reported_and_the_rest_answer(
 def test_the_daemons_poll_reads_no_catalog_and_drops_a_deleted_store(
         tmp_path: Path, library: LocalLibrary, settings: Settings,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from semlith.home import registered_stores
+    from semlith.base.home import registered_stores
     from semlith.local import Engine
     from semlith.local.fleet import Fleet
 

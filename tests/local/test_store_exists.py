@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.types import Scope

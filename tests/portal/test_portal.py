@@ -15,19 +15,19 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from semlith.home import agent_key, control_key, portal_key, registered_stores
+from semlith.base.home import agent_key, control_key, portal_key, registered_stores
+from semlith.base.settings import Settings
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
-from semlith.portal.routes import CSP, METHODS
-from semlith.portal.session import (
+from semlith.server.app import Keys, create_app
+from semlith.server.portal.routes import CSP, METHODS
+from semlith.server.portal.session import (
     LINK_SECONDS,
     SESSION_SECONDS,
     BadToken,
     Sessions,
     link_token,
 )
-from semlith.server.app import Keys, create_app
-from semlith.settings import Settings
 from tests.conftest import HashEmbedder
 from tests.daemon_util import semlith, start_daemon
 
@@ -105,7 +105,7 @@ def test_every_portal_answer_carries_the_csp_and_no_cors(portal: Portal, path: s
 
 
 def test_the_assets_hold_no_inline_script_or_style() -> None:
-    static = Path(__file__).resolve().parents[2] / "semlith" / "portal" / "static"
+    static = Path(__file__).resolve().parents[2] / "semlith" / "server" / "portal" / "static"
     html = (static / "index.html").read_text()
     assert "<style" not in html and " style=" not in html and "javascript:" not in html
     assert html.count("<script") == 1 and 'src="/portal/static/portal.js"' in html
@@ -183,8 +183,8 @@ def test_without_a_session_every_api_route_is_401(portal: Portal) -> None:
 
 
 def test_the_page_learns_which_methods_the_daemon_serves(portal: Portal) -> None:
-    from semlith.portal.routes import GRAPH_METHODS
     from semlith.server.api import HANDLERS
+    from semlith.server.portal.routes import GRAPH_METHODS
 
     assert portal.client.post("/portal/methods", headers=SAME, json={}).status_code == 401
     served = portal.client.post("/portal/methods", headers=portal.session(), json={}).json()

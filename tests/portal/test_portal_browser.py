@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from semlith.home import portal_key
-from semlith.portal.session import link_token
+from semlith.base.home import portal_key
+from semlith.server.portal.session import link_token
 from tests.browser_util import browser_paths, emulate, problems, start_chromium
 from tests.daemon_util import SAMPLE, Daemon, env_for, semlith, start_daemon
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.settings import Settings
+from semlith.base.weights import Weights
 from semlith.embed.pool import EmbedderPool
 from semlith.ranking.query import analyse
-from semlith.search import Searcher
-from semlith.settings import Settings
+from semlith.search.searcher import Searcher
 from semlith.store import Store
-from semlith.weights import Weights
 from tests.conftest import HashEmbedder, add_file
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from semlith.base.roles import TEST_KIND, Role, file_role
+from semlith.base.text import doer
+from semlith.base.weights import Weights
 from semlith.ranking import files, fusion, paths, priors
 from semlith.ranking.context import Context, Lists, Scores
 from semlith.ranking.pipeline import DEPTH, REACH, places, rank
 from semlith.ranking.query import QueryKind, analyse
 from semlith.ranking.select import order
-from semlith.roles import TEST_KIND, Role, file_role
-from semlith.text import doer
 from semlith.types import ChunkRecord
-from semlith.weights import Weights
 
 
 def records(*paths_: str) -> dict[int, ChunkRecord]:

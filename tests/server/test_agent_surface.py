@@ -69,7 +69,7 @@ def test_a_store_registered_after_the_start_is_served_without_a_restart(
     (late / "heron.py").write_text("def heron_late():\n    return 1\n")
     # Indexed by another process that does not go through the daemon (its own home
     # lookup, e.g. started while the daemon was down): the daemon follows stores.json.
-    code = ("from semlith.local import LocalLibrary; from semlith.settings import Settings; "
+    code = ("from semlith.local import LocalLibrary; from semlith.base.settings import Settings; "
             f"LocalLibrary(Settings.load()).index([{str(late)!r}])")
     done = subprocess.run([sys.executable, "-c", code], env=env_for(daemon.home),
                           capture_output=True, text=True, timeout=300)

@@ -88,7 +88,7 @@ from pathlib import Path
 import psutil
 sys.path.insert(0, {root!r})
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.types import Scope
 from tests.conftest import HashEmbedder
 
@@ -103,7 +103,7 @@ for name in ("one", "two", "three"):
 library.close()
 from semlith.local.fleet import Fleet
 from semlith.local import Engine
-from semlith.home import registered_stores
+from semlith.base.home import registered_stores
 engine = Engine(settings, embedder_factory=lambda n: HashEmbedder(n))
 fleet = Fleet(engine, follow_registry=False)
 fleet.open(registered_stores(settings.home))
@@ -212,9 +212,9 @@ def test_the_fleet_hands_memory_back_once_calls_go_quiet(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A burst's freed memory stayed with the daemon for good; once calls stop for a
     while the fleet trims the heap, once per quiet spell."""
+    from semlith.base.settings import Settings
     from semlith.local import Engine
     from semlith.local import fleet as fleet_module
-    from semlith.settings import Settings
     from tests.conftest import HashEmbedder
 
     trims: list[float] = []

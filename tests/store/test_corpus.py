@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
 from semlith.ranking.query import analyse
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.corpus import Corpus
 from semlith.store.query import EVERYTHING, Selection

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
+from semlith.base.text import path_words, stem
 from semlith.store.keywords import keyword_query
 from semlith.store.query import Selection
-from semlith.text import path_words, stem
 from semlith.types import Filters
 
 PATHS = ["src/app.py", "src/util/helpers.py", "tests/test_app.py", "docs/index.md",

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.graph.modules import languages_of
 from semlith.ingest.graph import extract
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store.catalog import Catalog
 from semlith.store.edges import (
     calls_named,

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.errors import StoreLocked
-from semlith.settings import Settings
 from semlith.store import Store
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from semlith.settings import Settings
+from semlith.base.settings import Settings
 from semlith.store import Store
 s = Store.open(Path(sys.argv[1]), settings=Settings.load(), writable=True,
                command="semlith index ~/src/app")

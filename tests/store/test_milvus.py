@@ -20,14 +20,14 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from semlith.base.settings import Settings
 from semlith.errors import BackendError, BadTarget, ModelError, UnknownSymbol
 from semlith.local import LocalLibrary
-from semlith.settings import Settings
 from semlith.store import Store
 from semlith.store.catalog import CATALOG_NAME
-from semlith.store.milvus import MilvusSpace
-from semlith.store.milvus_check import local_ids
-from semlith.store.milvus_target import MilvusTarget, among, milvus_filter
+from semlith.store.milvus.check import local_ids
+from semlith.store.milvus.space import MilvusSpace
+from semlith.store.milvus.target import MilvusTarget, among, milvus_filter
 from semlith.types import Filters, Scope
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith, start_daemon, wait_model
@@ -478,7 +478,7 @@ DEEP_PATH = "/".join(f"d{i}" for i in range(60)) + "/bottom.py"  # too deep for 
 
 def test_dirs_filters_select_what_the_local_engine_selects(tmp_path: Path, settings: Settings,
                                                            backend: str) -> None:
-    from semlith.store.milvus_dirs import DEEP, dirs_key, path_dirs
+    from semlith.store.milvus.dirs import DEEP, dirs_key, path_dirs
     from semlith.store.query import Selection, selected_ids
 
     assert path_dirs(DEEP_PATH) == [DEEP]
@@ -522,9 +522,9 @@ def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
         tmp_path: Path, settings: Settings, backend: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`semlith index --verify`: the rows against the catalog, repaired (issue #25)."""
-    import semlith.store.milvus_check
+    import semlith.store.milvus.check
 
-    monkeypatch.setattr(semlith.store.milvus_check, "PAGE", 7)  # rows read in many pages
+    monkeypatch.setattr(semlith.store.milvus.check, "PAGE", 7)  # rows read in many pages
     library, root = _indexed(tmp_path, settings, backend)
     store = Store.open(root / ".semlith", settings=settings, writable=True)
     try:
@@ -585,7 +585,7 @@ def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
     """A `--path` the catalog resolves to a small share of the chunks goes to Milvus as
     their ids (`local_id in [...]`), a larger one as `array_contains(dirs, ...)`: the
     same hits either way (issue #25)."""
-    from semlith.store import milvus_corpus
+    from semlith.store.milvus import corpus as milvus_corpus
 
     library, _ = _indexed(tmp_path, settings, backend)
     asked: list[int] = []
@@ -607,7 +607,7 @@ def test_a_path_filter_answers_the_same_through_chunk_ids_and_the_dirs_lookup(
     assert len(asked) == 2 * len(cases)  # the dense and the keyword list of each
     assert by_ids == by_dirs and all(by_ids)
     # Runs of consecutive ids go as ranges (a balanced `or` of them beside the rest).
-    from semlith.store import milvus_target
+    from semlith.store.milvus import target as milvus_target
     monkeypatch.setattr(milvus_target, "RUN_IDS", 2)
     assert answers(1.0) == by_dirs
     assert all(p.startswith("net/") for p, _, _ in by_ids[0])

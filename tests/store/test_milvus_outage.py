@@ -20,12 +20,12 @@ from typing import TypeVar
 
 import pytest
 
+from semlith.base.home import registered_stores
+from semlith.base.settings import Settings
 from semlith.errors import BackendError
-from semlith.home import registered_stores
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
-from semlith.settings import Settings
-from semlith.store.milvus_check import local_ids
+from semlith.store.milvus.check import local_ids
 from semlith.types import Answer, Scope
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from semlith.base.settings import Settings
 from semlith.errors import StoreFormatError, StoreNotFound
-from semlith.settings import Settings
 from semlith.store import ChunkRow, Store
 from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.shards import shard_name

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from semlith.store.exact import EXACT_NAME
-from semlith.store.milvus import MilvusSpace
-from semlith.store.milvus_target import MilvusTarget
+from semlith.store.milvus.space import MilvusSpace
+from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import ChunkExport
 from semlith.store.shards import SHARD_SPAN, ShardStats, shard_name
 from semlith.store.vectors import SHARDS_DIR, LocalSpace, VectorSpace

@@ -14,8 +14,8 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from semlith.base.languages import BY_NAME, language_of
 from semlith.ingest.formats.limits import MAX_DOCUMENT_BYTES
-from semlith.languages import BY_NAME, language_of
 
 Reader = Callable[..., None]  # (data, out: Text, depth) -> None, writing into `out`
 

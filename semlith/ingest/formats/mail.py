@@ -18,6 +18,7 @@ from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
+from semlith.base.languages import language_of
 from semlith.ingest.extract import extract_text  # an attachment is a file in itself
 from semlith.ingest.formats.html import html_blocks
 from semlith.ingest.formats.limits import (
@@ -30,7 +31,6 @@ from semlith.ingest.formats.limits import (
 )
 from semlith.ingest.formats.text import Text, one_line
 from semlith.ingest.formats.xmlstream import Budget
-from semlith.languages import language_of
 
 # A message starts at a "From " line at the start of the file or after a blank line
 # (as Python's mailbox reads mbox: a "From " line inside a body follows text).

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from semlith.base.languages import Language
 from semlith.ingest.definitions import CodeFile, Definition, read_code
 from semlith.ingest.graph.records import (
     Call,
@@ -40,7 +41,6 @@ from semlith.ingest.graph.shapes import (
 )
 from semlith.ingest.parse import PARSE_SECONDS, ParseFailed, query_matches
 from semlith.ingest.queries import compile_query, query_text
-from semlith.languages import Language
 
 # The edge query gets the definitions' budget again, from when it starts (the parse and
 # the definitions it reads are the chunker's, under their own deadline).

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from semlith import __version__
+from semlith.base.settings import Settings
 from semlith.embed.text import DEFAULT_MODEL, Embedder
-from semlith.settings import Settings
 from semlith.types import counted
 
 MIN_FREE_DISK = 200 << 20  # below this, an index run may fail mid-way
@@ -88,7 +88,7 @@ def _model(load: Callable[[str], Embedder]) -> Iterator[Finding]:
 def _daemon(settings: Settings) -> Iterator[Finding]:
     import httpx
 
-    from semlith.home import read_discovery
+    from semlith.base.home import read_discovery
 
     found = read_discovery(settings.home)
     if found is None:
@@ -109,7 +109,7 @@ def _daemon(settings: Settings) -> Iterator[Finding]:
 
 
 def _keys(home: Path) -> Iterator[Finding]:
-    from semlith.home import AGENT_KEY, CONTROL_KEY
+    from semlith.base.home import AGENT_KEY, CONTROL_KEY
 
     for name in (AGENT_KEY, CONTROL_KEY):
         path = home / name
@@ -123,7 +123,7 @@ def _keys(home: Path) -> Iterator[Finding]:
 
 
 def _clients(port: int) -> Iterator[Finding]:
-    from semlith import clients
+    from semlith.setup import clients
 
     launch = clients.locate()
     for client in clients.CLIENTS:
@@ -146,7 +146,7 @@ def _clients(port: int) -> Iterator[Finding]:
 def _entry(path: Path, client: Any, expected: dict[str, Any]) -> bool | str | None:
     """Whether the config at `path` holds `expected`'s semlith entry (or an HTTP one):
     None when it names no semlith, a sentence when it cannot be read."""
-    from semlith.configfile import parse
+    from semlith.setup.configfile import parse
 
     data: Any
     try:
@@ -167,7 +167,7 @@ def _entry(path: Path, client: Any, expected: dict[str, Any]) -> bool | str | No
 
 
 def _stores(settings: Settings) -> Iterator[Finding]:
-    from semlith.home import registered_stores
+    from semlith.base.home import registered_stores
 
     try:
         entries = registered_stores(settings.home)
@@ -180,8 +180,8 @@ def _stores(settings: Settings) -> Iterator[Finding]:
 
 
 def _store(folder: Path, name: str, root: str, settings: Settings) -> Finding:
+    from semlith.base.home import pid_alive
     from semlith.errors import SemlithError
-    from semlith.home import pid_alive
     from semlith.store import Store
     from semlith.store.lock import describe_holder, read_holder
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from semlith.private import private_opener
+from semlith.base.private import private_opener
 
 # Windows locks byte ranges; lock one far past any content so others can still read it.
 _WIN_LOCK_OFFSET = 1 << 20

@@ -25,11 +25,11 @@ from starlette.routing import BaseRoute, Route
 
 from semlith.errors import SemlithError
 from semlith.library import Library
-from semlith.portal.session import SESSION_SECONDS, BadToken, Sessions
 from semlith.server.api import HANDLERS, library_route
+from semlith.server.portal.session import SESSION_SECONDS, BadToken, Sessions
 from semlith.types import Scope
 
-log = logging.getLogger("semlith.portal")
+log = logging.getLogger("semlith.server.portal")
 CSP = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
@@ -57,7 +57,7 @@ def is_portal_path(path: str) -> bool:
 
 
 def _asset(name: str) -> bytes:
-    return (resources.files("semlith.portal") / "static" / name).read_bytes()
+    return (resources.files("semlith.server.portal") / "static" / name).read_bytes()
 
 
 def _secure(response: Response) -> Response:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from semlith.clients import Places
+from semlith.setup.clients import Places
 
 BEGIN = "<!-- semlith: begin (written by `semlith setup`; edits here are replaced) -->"
 END = "<!-- semlith: end -->"

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from semlith.errors import BackendError
-from semlith.store.milvus_client import Budget
-from semlith.store.milvus_dirs import DEEP
-from semlith.store.milvus_target import literal
+from semlith.store.milvus.client import Budget
+from semlith.store.milvus.dirs import DEEP
+from semlith.store.milvus.target import literal
 
 if TYPE_CHECKING:
-    from semlith.store.milvus import MilvusSpace
+    from semlith.store.milvus.space import MilvusSpace
 
 
 PAGE = 1_000  # rows per page of `local_ids`

@@ -14,12 +14,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from semlith.base.languages import LANGUAGES, Language, language_of
 from semlith.ingest.definitions import CodeFile
 from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.graph import FileEdges, edges_fingerprint, extract_edges, has_edges
 from semlith.ingest.reading import limit_for, read_file
-from semlith.languages import LANGUAGES, Language, language_of
 from semlith.store import Store
 from semlith.store.edges import copy_edges, stale_edge_files, write_edges
 

@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 
 import xxhash
 
-from semlith.edge_index import file_edges
+from semlith.base.languages import language_of
+from semlith.base.roles import GENERATED_KIND
+from semlith.index.edges import file_edges
 from semlith.ingest.chunk import Chunked, chunk_file, text_windows
 from semlith.ingest.cost import check_size, text_reason
 from semlith.ingest.definitions import has_definitions, read_code
@@ -22,8 +24,6 @@ from semlith.ingest.generated import check_generated, marked_generated
 from semlith.ingest.graph import FileEdges, has_edges
 from semlith.ingest.reading import limit_for, read_file
 from semlith.ingest.walk import Candidate
-from semlith.languages import language_of
-from semlith.roles import GENERATED_KIND
 
 
 @dataclass(frozen=True, slots=True)

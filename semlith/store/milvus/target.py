@@ -24,9 +24,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 
+from semlith.base.languages import resolve_language
 from semlith.errors import BackendError
-from semlith.languages import resolve_language
-from semlith.store.milvus_dirs import DEEP, dirs_key
+from semlith.store.milvus.dirs import DEEP, dirs_key
 from semlith.store.query import path_globs, split_negated
 from semlith.types import Filters
 

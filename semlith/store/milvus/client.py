@@ -36,7 +36,7 @@ from enum import StrEnum
 from typing import Any
 
 from semlith.errors import BackendError
-from semlith.store.milvus_target import TOKEN_ENV, MilvusTarget
+from semlith.store.milvus.target import TOKEN_ENV, MilvusTarget
 
 # An interactive search: the slowest healthy read measured (a `--path` filter at 1M rows
 # on lite, 32 clients) is 1.6 s p95 (docs/performance.md), and a search makes about

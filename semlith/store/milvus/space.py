@@ -31,12 +31,12 @@ import numpy as np
 import xxhash
 
 from semlith.errors import BackendError, ModelError
-from semlith.store.milvus_check import has_deep_rows, local_ids, query_rows
-from semlith.store.milvus_client import CONNECTIONS, Budget, Connection, Run
-from semlith.store.milvus_dirs import CAPACITY as DIRS_CAPACITY
-from semlith.store.milvus_dirs import DEEP, path_dirs
-from semlith.store.milvus_dirs import ENTRY_MAX as DIRS_ENTRY_MAX
-from semlith.store.milvus_target import (
+from semlith.store.milvus.check import has_deep_rows, local_ids, query_rows
+from semlith.store.milvus.client import CONNECTIONS, Budget, Connection, Run
+from semlith.store.milvus.dirs import CAPACITY as DIRS_CAPACITY
+from semlith.store.milvus.dirs import DEEP, path_dirs
+from semlith.store.milvus.dirs import ENTRY_MAX as DIRS_ENTRY_MAX
+from semlith.store.milvus.target import (
     MilvusTarget,
     among,
     like_pattern,

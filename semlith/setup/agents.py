@@ -10,12 +10,12 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from semlith import jsonc
-from semlith.activity import Agents, ClientEntry
-from semlith.clients import CLIENTS, SERVER, Client, Launch, Places
-from semlith.configfile import Syntax
-from semlith.home import AGENT_KEY
-from semlith.settings import Settings
+from semlith.base.home import AGENT_KEY
+from semlith.base.settings import Settings
+from semlith.setup import jsonc
+from semlith.setup.clients import CLIENTS, SERVER, Client, Launch, Places
+from semlith.setup.configfile import Syntax
+from semlith.types.activity import Agents, ClientEntry
 
 ROTATE = ("Stop the daemon (`semlith stop`), delete {key}, and start it again (`semlith "
           "serve`): a new key is made. Clients started through `semlith mcp` read the new "

@@ -41,7 +41,7 @@ from semlith.types import IndexReport
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch",
                         category=RuntimeWarning)
 
-log = logging.getLogger("semlith.watch")
+log = logging.getLogger("semlith.index.watch")
 DEBOUNCE_SECONDS = 0.5
 FIRST_DEBOUNCE_SECONDS = 0.15
 COOLDOWN_SECONDS = 3.0

@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from semlith.base.roles import is_test
 from semlith.errors import UnknownSymbol
-from semlith.roles import is_test
 from semlith.store import Store
 from semlith.store.corpus import Corpus
 from semlith.store.query import EVERYTHING, Selection

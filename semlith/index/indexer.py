@@ -23,11 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from semlith.cutting import content_hash, read_walked, withholds
-from semlith.edge_index import copy_edges, refresh_edges
+from semlith.base.languages import catalog_kind, language_of
+from semlith.base.roles import embed_rank
 from semlith.embed.text import Embedder
-from semlith.embed_phase import EmbedPhase, Todo
-from semlith.image_index import ImageModel, default_model
+from semlith.index.cutting import content_hash, read_walked, withholds
+from semlith.index.edges import copy_edges, refresh_edges
+from semlith.index.embed_phase import EmbedPhase, Todo
+from semlith.index.images import ImageModel, default_model
+from semlith.index.scan import Action, FileState, decide
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.names import escape_name
 from semlith.ingest.secrets import redact_name, rules_fingerprint
@@ -39,9 +42,6 @@ from semlith.ingest.walk import (
     is_opted_in,
     walk_files,
 )
-from semlith.languages import catalog_kind, language_of
-from semlith.roles import embed_rank
-from semlith.scan import Action, FileState, decide
 from semlith.store import Store
 from semlith.store.query import file_with_hash
 from semlith.store.rows import FileRecord, SkipRecord

@@ -19,7 +19,7 @@ import numpy as np
 
 from semlith.store import query as q
 from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus
-from semlith.store.milvus import MilvusSpace
+from semlith.store.milvus.space import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 

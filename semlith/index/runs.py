@@ -14,8 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from semlith.activity import Run
 from semlith.types import IndexReport, Progress
+from semlith.types.activity import Run
 
 
 class Tracked:

@@ -23,10 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from semlith.cutting import Cut, content_hash, cut, read_walked
-from semlith.edge_index import write_file_edges
+from semlith.base.languages import catalog_kind, language_of
 from semlith.embed.text import Embedder, embed_counting
-from semlith.image_index import ImageIndexer, ImageModel
+from semlith.index.cutting import Cut, content_hash, cut, read_walked
+from semlith.index.edges import write_file_edges
+from semlith.index.images import ImageIndexer, ImageModel
+from semlith.index.pace import Pace
+from semlith.index.scan import FileState
 from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, split_identifiers
 from semlith.ingest.cost import file_allowance
 from semlith.ingest.definitions import chunking_fingerprint
@@ -34,9 +37,6 @@ from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.walk import Candidate, Skipped, SkipReason
-from semlith.languages import catalog_kind, language_of
-from semlith.pace import Pace
-from semlith.scan import FileState
 from semlith.store import ChunkRow, Store, count_vectors
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from semlith.weights import Weights
+from semlith.base.weights import Weights
 
 # name of the environment variable -> one-line description (rendered into the docs).
 SETTINGS_DOC: dict[str, str] = {

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-log = logging.getLogger("semlith.private")
+log = logging.getLogger("semlith.base.private")
 POSIX = os.name == "posix"
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from semlith.oslock import held
-from semlith.private import make_private_folder
+from semlith.base.oslock import held
+from semlith.base.private import make_private_folder
 
 REGISTRY = "stores.json"
 AGENT_KEY = "agent.key"
@@ -107,7 +107,7 @@ def control_key(home: Path) -> str:
 
 
 def portal_key(home: Path) -> str:
-    """The key `semlith portal` signs its one-time links with (semlith/portal/session.py):
+    """The key `semlith portal` signs its one-time links with (semlith/server/portal/session.py):
     a third credential, so a portal link never carries the agent or the control key."""
     return _key(home / PORTAL_KEY)
 

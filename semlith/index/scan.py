@@ -1,6 +1,6 @@
 """What an index run does with one file: a decision from the file's state, with no I/O.
 
-The indexer (semlith/indexer.py) gathers the facts about each file, cheapest first: its
+The indexer (semlith/index/indexer.py) gathers the facts about each file, cheapest first: its
 catalog row, its size and mtime from the walk, its skip record from the last run. From
 those alone `decide` settles most files (`REUSE`: unchanged, not even read). When it
 needs a fact that costs a read it says which one (`RECHECK`: do today's secret rules

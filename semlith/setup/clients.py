@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from semlith.configfile import Config, Syntax, render
+from semlith.setup.configfile import Config, Syntax, render
 
 SERVER = "semlith"
 KEY_VARIABLE = "SEMLITH_AGENT_KEY"

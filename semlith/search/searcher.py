@@ -18,19 +18,19 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from semlith.base.weights import Weights
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.recipes import relevance_floor
 from semlith.errors import ModelError, NothingSelected, SemlithError
-from semlith.image_index import IMAGE_SPACE
+from semlith.index.images import IMAGE_SPACE
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import REACH, places, rank
 from semlith.ranking.query import Query, analyse
 from semlith.ranking.relevance import relevances
+from semlith.search.symbols import symbol_list
 from semlith.store import Store
 from semlith.store.query import Selection
-from semlith.symbols import symbol_list
 from semlith.types import Filters, Hit
-from semlith.weights import Weights
 
 RRF_K = 60
 log = logging.getLogger(__name__)

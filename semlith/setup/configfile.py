@@ -23,7 +23,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from semlith import jsonc
+from semlith.setup import jsonc
 
 BACKUP_SUFFIX = ".semlith-backup"
 Config = dict[str, Any]

@@ -8,8 +8,8 @@ only searches through the daemon never loads them.
 
 from __future__ import annotations
 
-from semlith.info_types import FormatEntry, LanguageEntry, ModelEntry
-from semlith.settings import Settings
+from semlith.base.settings import Settings
+from semlith.types.info import FormatEntry, LanguageEntry, ModelEntry
 
 CLIP_SOURCE = "open_clip ViT-B-32, OpenAI weights (docs/images.md)"
 
@@ -62,8 +62,8 @@ def fetch_model(settings: Settings, name: str, *, build: bool = False) -> str:
 
 
 def languages() -> list[LanguageEntry]:
+    from semlith.base.languages import LANGUAGES
     from semlith.ingest.chunk import strategy_of
-    from semlith.languages import LANGUAGES
 
     return [LanguageEntry(lang.name, strategy_of(lang), (*lang.extensions, *lang.filenames))
             for lang in LANGUAGES]

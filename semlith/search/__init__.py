@@ -1,0 +1,2 @@
+"""Searching stores: the searcher (dense, keyword and symbol lists, fused)
+and definitions by name."""
