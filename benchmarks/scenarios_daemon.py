@@ -198,7 +198,7 @@ def tools_list_bytes(ctx: Context, sizes: list[int]) -> Result:
 
     from semlith.base.settings import Settings
     from semlith.local import LocalLibrary
-    from semlith.server.tools import build_mcp
+    from semlith.server.mcp import build_mcp
 
     mcp = build_mcp(LocalLibrary(Settings.load(env={"SEMLITH_HOME": str(ctx.workdir)})))
     tools = anyio.run(mcp.list_tools)

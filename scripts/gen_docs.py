@@ -123,7 +123,7 @@ def tool_table() -> str:
     import anyio
 
     from semlith.library import Library
-    from semlith.server.tools import build_mcp
+    from semlith.server.mcp import build_mcp
 
     rows = []
     for tool in anyio.run(build_mcp(cast(Library, None)).list_tools):  # schemas only

@@ -1,7 +1,8 @@
 """`RemoteLibrary`: the library of the running daemon, over its JSON API (`/api/*`).
 
 Each method is one authenticated POST to `/api/<operation>` whose body is the method's
-arguments and whose answer is the result's `as_json()` (semlith/types.py); an error is
+arguments and whose answer is the result's `as_json()`, both derived from the protocol's
+signatures (semlith/wire.py: a method here is one line); an error is
 `{"error": sentence, "kind": class name}` with status 400 and is raised here as the same
 kind of error. `index` streams its progress as JSON lines. The API takes the control key
 (`SEMLITH_HOME/control.key`), which agents never get: only the person's own processes
@@ -10,39 +11,21 @@ can ask the daemon to index or forget folders they name.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from threading import Event
-from typing import Any
+from typing import Any, cast
 
-from semlith import errors
+from semlith import errors, wire
 from semlith.base.home import Discovery, control_key
 from semlith.base.settings import Settings
-from semlith.library import OnEvent, OnProgress, OnSkip
+from semlith.library import Library, OnProgress, OnSkip
 from semlith.setup.inventory import Installation
-from semlith.types import (
-    Answer,
-    Definition,
-    FileEntry,
-    Filters,
-    IndexReport,
-    Passage,
-    Progress,
-    Scope,
-    SkipEntry,
-    Status,
-    StoreEntry,
-    StoreStats,
-    Watched,
-    from_json,
-)
-from semlith.types.activity import Agents, Run
-from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
-from semlith.types.grep import Matches
+from semlith.types import IndexReport, Progress, Status, StoreEntry, Watched, from_json
 
 TIMEOUT = 600.0
 
@@ -57,14 +40,29 @@ def _error(kind: str, message: str) -> Exception:
     return builtin(message) if builtin is not None else errors.DaemonError(message)
 
 
+def _remote(name: str) -> Any:
+    """A `RemoteLibrary` method for protocol method `name`: the protocol's signature and
+    docs, its arguments sent by the wire (an image is resolved here: the caller's path)."""
+    protocol = getattr(Library, name)
+
+    @functools.wraps(protocol)
+    def method(self: RemoteLibrary, *args: Any, **kwargs: Any) -> Any:
+        if name == "search" and kwargs.get("image") is not None:
+            kwargs["image"] = str(Path(kwargs["image"]).expanduser().resolve())
+        return self._op(name, *args, **kwargs)
+    return method
+
+
 def _here(paths: Sequence[str]) -> list[str]:
     """The paths of a request, the caller's folder when none: the daemon's own folder
     means nothing to the caller."""
     return list(paths) or [os.getcwd()]
 
 
-class RemoteLibrary(Installation):
-    """`semlith.library.Library` answered by the daemon that `found` describes."""
+class RemoteLibrary(Installation, Library):
+    """`semlith.library.Library` answered by the daemon that `found` describes. Every
+    protocol method the wire carries is `_remote`'s (set below the class): adding an
+    operation to the protocol adds it here."""
 
     def __init__(self, settings: Settings, found: Discovery) -> None:
         self.settings = settings
@@ -114,83 +112,22 @@ class RemoteLibrary(Installation):
                 if line.strip():
                     yield json.loads(line)
 
-    # -- the library ----------------------------------------------------------------------
+    # -- the library: every method is the protocol's, sent by the wire (wire.py) ---------
 
-    def search(self, query: str, *, k: int = 10, filters: Filters = Filters(),
-               scope: Scope = Scope(), image: str | None = None) -> Answer:
-        body = {"query": query, "k": k, "filters": filters.as_json(), "scope": scope.as_json()}
-        if image is not None:  # the daemon reads it: it runs as the same user
-            body["image"] = str(Path(image).expanduser().resolve())
-        return Answer.from_json(self._call("search", body))
+    def _op(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        op = wire.operations()[name]
+        return wire.result(op, self._call(name, wire.request(op, op.bind(*args, **kwargs))))
 
-    def grep(self, pattern: str, *, regex: bool = False, context: int = 0,
-             before: int | None = None, after: int | None = None, limit: int = 100,
-             files_only: bool = False, count: bool = False, filters: Filters = Filters(),
-             scope: Scope = Scope()) -> Matches:
-        return Matches.from_json(self._call("grep", {
-            "pattern": pattern, "regex": regex, "context": context, "before": before,
-            "after": after, "limit": limit, "files_only": files_only, "count": count,
-            "filters": filters.as_json(), "scope": scope.as_json()}))
+    def status(self) -> Status:
+        return cast(Status, wire.result(wire.operations()["status"], self._call("status")))
 
-    def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
-               ) -> list[Definition]:
-        rows = self._call("symbol", {"name": name, "scope": scope.as_json(), "limit": limit})
-        return [from_json(Definition, r) for r in rows]
-
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
-             include_image: bool = False) -> Passage:
-        return from_json(Passage, self._call("read", {
-            "target": target, "scope": scope.as_json(), "max_lines": max_lines,
-            "include_image": include_image}))
-
-    def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
-                  all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
-                  ) -> Neighbors:
-        return Neighbors.from_json(self._call("neighbors", {
-            "name": name, "kinds": list(kinds), "filters": filters.as_json(),
-            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
-
-    def impact(self, name: str, *, depth: int = 3, filters: Filters = Filters(),
-               all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
-               ) -> Impact:
-        return Impact.from_json(self._call("impact", {
-            "name": name, "depth": depth, "filters": filters.as_json(),
-            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
-
-    def path(self, source: str, target: str, *, filters: Filters = Filters(),
-             all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
-             ) -> GraphPath:
-        return GraphPath.from_json(self._call("path", {
-            "source": source, "target": target, "filters": filters.as_json(),
-            "all_edges": all_edges, "budget": budget, "scope": scope.as_json()}))
-
-    def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
-        return Brief.from_json(self._call("brief", {
-            "question": question, "budget": budget, "scope": scope.as_json()}))
-
-    def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
-        return [from_json(FileEntry, r) for r in self._call("files",
-                                                            {"scope": scope.as_json()})]
-
-    def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:
-        return [from_json(SkipEntry, r) for r in self._call("skipped",
-                                                            {"scope": scope.as_json()})]
-
-    def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
-        return [from_json(StoreStats, r) for r in self._call("stats",
-                                                             {"scope": scope.as_json()})]
-
-    def stores(self) -> list[StoreEntry]:
-        return [from_json(StoreEntry, r) for r in self._call("stores", {})]
-
-    def index(self, paths: Sequence[str] = (), *, store: str | None = None,
-              model: str | None = None, backend: str | None = None,
-              time_budget: float | None = None, on_progress: OnProgress | None = None,
-              on_skip: OnSkip | None = None, allow_system: bool = False,
-              verify: bool = False) -> IndexReport:
-        body = {"paths": _here(paths), "store": store, "model": model, "backend": backend,
-                "time_budget": time_budget, "skips": on_skip is not None,
-                "allow_system": allow_system, "verify": verify}
+    def index(self, *args: Any, **kwargs: Any) -> IndexReport:
+        op = wire.operations()["index"]
+        given = op.bind(*args, **kwargs)
+        on_progress: OnProgress | None = given["on_progress"]
+        on_skip: OnSkip | None = given["on_skip"]
+        body = wire.request(op, {**given, "paths": _here(given["paths"])})
+        body["skips"] = on_skip is not None  # the daemon streams skips only when asked
         for item in self._stream("index", body):
             if "progress" in item and on_progress is not None:
                 on_progress(from_json(Progress, item["progress"]))
@@ -202,10 +139,11 @@ class RemoteLibrary(Installation):
                 return from_json(IndexReport, item["report"])
         raise errors.DaemonError("the daemon ended the index run without a report")
 
-    def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
-              debounce: float = 0.5, on_event: OnEvent | None = None,
-              stop: Event | None = None) -> Watched:
-        return from_json(Watched, self._call("watch", {"paths": _here(paths), "store": store}))
+    def watch(self, *args: Any, **kwargs: Any) -> Watched:
+        op = wire.operations()["watch"]
+        given = op.bind(*args, **kwargs)  # the daemon watches; nothing is reported back
+        return cast(Watched, wire.result(op, self._call("watch", wire.request(
+            op, {**given, "paths": _here(given["paths"])}))))
 
     def attach(self, backend: str) -> StoreEntry:
         # Attaching writes only SEMLITH_HOME (a mirror's folder and the registry), which
@@ -214,21 +152,11 @@ class RemoteLibrary(Installation):
 
         return attach_mirror(self.settings, backend)
 
-    def forget(self, path: str, *, store: str | None = None) -> int:
-        return int(self._call("forget", {"path": path, "store": store}))
-
-    def status(self) -> Status:
-        return from_json(Status, self._call("status"))
-
-    def runs(self) -> list[Run]:
-        return [from_json(Run, r) for r in self._call("runs", {})]
-
-    def stop_run(self, store: str) -> bool:
-        return bool(self._call("stop_run", {"store": store}))
-
-    def agents(self) -> Agents:
-        return Agents.from_json(self._call("agents", {}))
-
     def stop(self) -> None:
         """Ask the daemon to stop (it finishes in-flight calls first)."""
         self._call("stop", {})
+
+
+for _name in wire.operations():
+    if _name not in vars(RemoteLibrary):  # `index`, `watch` and `status` are written out
+        setattr(RemoteLibrary, _name, _remote(_name))

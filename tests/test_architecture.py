@@ -24,16 +24,19 @@ PACKAGE = Path(__file__).resolve().parent.parent / "semlith"
 TESTS = Path(__file__).resolve().parent
 ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
             *(PACKAGE / "server" / name for name in ("tools.py", "graph_tools.py", "api.py",
+                                                     "registry.py", "mcp.py",
                                                      "answers.py", "jsonrpc.py")),
             PACKAGE / "server" / "portal" / "routes.py"]
 # semlith.ingest.names: how a path prints on one line, a pure function every adapter uses
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.types.graph",
-           "semlith.types.grep", "semlith.types.info", "semlith.errors",
+           "semlith.types.grep", "semlith.types.info", "semlith.errors", "semlith.wire",
            "semlith.ingest.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
                                            "semlith.server.arguments",
                                            "semlith.server.jsonrpc",
-                                           "semlith.server.graph_tools"),
+                                           "semlith.server.graph_tools",
+                                           "semlith.server.registry",
+                                           "semlith.server.tools"),
         # the portal's routes are /api's endpoints behind its own session check
         "portal": ("semlith.server.portal.session", "semlith.server.api")}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
@@ -46,7 +49,8 @@ LAYERS = [
     ("engine", ("semlith.store", "semlith.ingest", "semlith.embed", "semlith.grammars")),
     ("services", ("semlith.ranking", "semlith.search", "semlith.index", "semlith.graph",
                   "semlith.setup", "semlith.local.scope", "semlith.local.locators")),
-    ("library", ("semlith.local", "semlith.remote", "semlith.library", "semlith.connect",
+    ("library", ("semlith.local", "semlith.remote", "semlith.library", "semlith.wire",
+                 "semlith.connect",
                  "semlith.daemon_client")),
     ("adapters", ("semlith.cli", "semlith.server", "semlith.server.portal", "semlith.__main__")),
 ]

@@ -24,7 +24,7 @@ from semlith.base.home import registered_stores
 from semlith.base.settings import Settings
 from semlith.base.weights import Weights
 from semlith.embed.text import Embedder
-from semlith.errors import BadTarget, ModelError, SemlithError, UnknownSymbol
+from semlith.errors import BadTarget, ModelError, SemlithError
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -33,19 +33,12 @@ from semlith.local.grep import MAX_CONTEXT, collect, compile_pattern
 from semlith.local.grep import MAX_LIMIT as MAX_GREP
 from semlith.local.grep import Search as GrepSearch
 from semlith.local.indexing import run_index
-from semlith.local.locators import Target, parse_target
-from semlith.local.reads import (
-    chunk_passage,
-    file_passage,
-    posix,
-    relative_to_root,
-    with_symbol,
-)
-from semlith.local.scope import Known, Resolved, resolve, roots_holding
+from semlith.local.reader import Reader, holder_of
+from semlith.local.scope import Known, Resolved, resolve
 from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
 from semlith.local.target import Creator, IndexTarget, index_target
 from semlith.search.searcher import Searcher
-from semlith.search.symbols import find_symbols, named_definition
+from semlith.search.symbols import find_symbols
 from semlith.setup.inventory import Installation
 from semlith.store import Store
 from semlith.store.checks import cache_summary, vector_tally
@@ -56,7 +49,6 @@ from semlith.types import (
     FileEntry,
     Filters,
     IndexReport,
-    Passage,
     Scope,
     SkipEntry,
     Status,
@@ -69,7 +61,7 @@ from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
 from semlith.types.grep import Matches
 
 
-class LocalLibrary(Installation):
+class LocalLibrary(Reader, Installation):
     """`semlith.library.Library` in this process."""
 
     def __init__(self, settings: Settings, *,
@@ -150,7 +142,7 @@ class LocalLibrary(Installation):
 
         path = Path(image).expanduser()
         if self.agent:
-            self._holder_of(path.resolve(), self.source.known())
+            holder_of(path.resolve(), self.source.known())
         try:
             picture = read_image(path.read_bytes())
         except OSError as exc:
@@ -193,46 +185,6 @@ class LocalLibrary(Installation):
         with self._reading(scope) as (opened, note):  # the registry read once, not twice
             answer = self._search(opened, note, question, 5, Filters(), None)
             return graph_brief(opened, question, answer, budget=budget)
-
-    def read(self, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
-             include_image: bool = False) -> Passage:
-        known = self.source.known()
-        parsed = parse_target(target, frozenset(k.name for k in known))
-        if parsed.store:
-            scope = Scope((parsed.store,))
-        elif parsed.absolute:
-            holder = self._holder_of(Path(parsed.path), known)
-            scope, parsed = Scope((holder.name,)), Target(
-                holder.name, relative_to_root(Path(parsed.path), holder), parsed.start, parsed.end)
-        with self._reading(scope, known) as (opened, _):
-            for label, store in opened:
-                corpus, path = store.corpus, posix(parsed.path)
-                if not corpus.reads_files:  # its files are on the machine that indexes it
-                    records = corpus.file_records(path)
-                    if records:
-                        return chunk_passage(label, parsed, records, max_lines)
-                elif corpus.file(path) is not None:
-                    return file_passage(label, store, parsed, max_lines, include_image)
-            nearest = ""
-            if parsed.start is None and not parsed.absolute:
-                try:
-                    hit = named_definition(opened, target)
-                except UnknownSymbol as exc:  # `Nonexistent.save`: say what is near
-                    hit, nearest = None, f" ({exc})"
-                if hit is not None:
-                    store = dict(opened)[hit.store]
-                    passage = file_passage(hit.store, store, Target(
-                        hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
-                    return with_symbol(passage, hit.qualname or hit.name)
-        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}; "
-                        "semlith_files lists files, semlith_search finds code")
-
-    def _holder_of(self, path: Path, known: list[Known]) -> Known:
-        holding = roots_holding(path, known)
-        if not holding:
-            raise BadTarget(f"{str(path)!r} is not inside an indexed root; the roots are: "
-                            + ", ".join(f"{k.name}: {k.root}" for k in known if k.root))
-        return holding[0]
 
     def files(self, *, scope: Scope = Scope()) -> list[FileEntry]:
         with self._reading(scope) as (opened, _):

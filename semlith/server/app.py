@@ -35,9 +35,9 @@ from semlith.base.settings import Settings
 from semlith.library import Library
 from semlith.server.api import api_routes, stop_route
 from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse
+from semlith.server.mcp import build_mcp
 from semlith.server.portal.routes import is_portal_path, portal_routes
 from semlith.server.portal.session import Sessions
-from semlith.server.tools import build_mcp
 
 # Library calls (MCP tools, /api) run on at most this many worker threads at once. Each
 # thread that reads a store holds a SQLite connection (two descriptors) for as long as

@@ -1,26 +1,19 @@
-"""The code graph's MCP tools (issue #22): semlith_neighbors, semlith_impact,
-semlith_path. Registered by `tools.build_mcp`; each calls one `Library` method and
-answers in lines an agent reads, bounded by `max_tokens` and saying what it left out."""
+"""The code graph's MCP tools (issue #22): semlith_brief, semlith_neighbors,
+semlith_impact, semlith_path. Module-level functions over the lifespan's `ToolContext`
+(registry.py); each calls one `Library` method and answers in lines an agent reads,
+bounded by `max_tokens` and saying what it left out."""
 
-# No `from __future__ import annotations`: the tools' annotations are evaluated where
-# they are defined, in register(), from what tools.build_mcp hands over (this module
-# does not import tools.py, which imports it).
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from __future__ import annotations
+
+from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from semlith.library import Library
+from semlith.server.registry import READ_ONLY, call, scope_of, tool
+from semlith.types import Filters
 from semlith.types.graph import Brief, GraphEdge, GraphPath, Impact, Neighbors
 
-if TYPE_CHECKING:
-    from semlith.server.tools import _Registry
-from semlith.types import Filters
-
-# Bounds are checked by the library (one sentence back): a schema's min/max cost
-# tools/list bytes it does not have.
-Tokens = int
 Name = Annotated[str, Field(description="f or Type.method")]
 # Globs choose among definitions of one name (`*.ts` stands for an extension): ext and
 # lang, which the CLI has, would put tools/list over its 1,000 tokens.
@@ -87,57 +80,47 @@ def brief_text(a: Brief) -> str:
     return "\n".join(out)
 
 
-def register(mcp: "_Registry", library: Library, call: Callable[..., Awaitable[Any]], *,
-             read_only: Any, answering: Callable[..., Any],
-             scope_of: Callable[..., Awaitable[Any]]) -> None:
-    """Add the graph tools to `mcp` (tools.py's registry), with its helpers. Their
-    `stores` is the other tools' (names; ["*"]: all), described once there."""
+@tool(READ_ONLY)
+async def semlith_brief(
+    ctx: Context, question: str, stores: list[str] = [],  # noqa: B006
+    max_tokens: int = 2000,
+) -> str:
+    """One call: best locators, callers/callees, the best span's text."""
+    answer = await call(ctx, "brief", question, budget=max_tokens,
+                        scope=await scope_of(ctx, stores))
+    return brief_text(answer)
 
-    @mcp.tool(read_only)
-    @answering
-    async def semlith_brief(
-        ctx: Context, question: str, stores: list[str] = [],  # noqa: B006
-        max_tokens: Tokens = 2000,
-    ) -> str:
-        """One call: best locators, callers/callees, the best span's text."""
-        answer = await call(library.brief, question, budget=max_tokens,
-                            scope=await scope_of(ctx, stores))
-        return brief_text(answer)
+@tool(READ_ONLY)
+async def semlith_neighbors(
+    ctx: Context, name: Name,
+    kind: list[str] = [],  # noqa: B006 - calls, imports, inherits, contains
+    all: bool = False, path: Paths = [], stores: list[str] = [],  # noqa: B006
+    max_tokens: int = 4000,
+) -> str:
+    """Callers and callees, each edge with its status."""
+    answer = await call(ctx, "neighbors", name, kinds=tuple(kind),
+                        filters=Filters(tuple(path)),
+                        all_edges=all, budget=max_tokens,
+                        scope=await scope_of(ctx, stores))
+    return neighbors_text(answer)
 
-    @mcp.tool(read_only)
-    @answering
-    async def semlith_neighbors(
-        ctx: Context, name: Name,
-        kind: list[str] = [],  # noqa: B006 - calls, imports, inherits, contains
-        all: bool = False, path: Paths = [], stores: list[str] = [],  # noqa: B006
-        max_tokens: Tokens = 4000,
-    ) -> str:
-        """Callers and callees, each edge with its status."""
-        answer = await call(library.neighbors, name, kinds=tuple(kind),
-                            filters=Filters(tuple(path)),
-                            all_edges=all, budget=max_tokens,
-                            scope=await scope_of(ctx, stores))
-        return neighbors_text(answer)
+@tool(READ_ONLY)
+async def semlith_impact(
+    ctx: Context, name: Name, depth: int = 3,
+    path: Paths = [], stores: list[str] = [], max_tokens: int = 4000,  # noqa: B006
+) -> str:
+    """What a change reaches: callers up to depth hops, with call sites."""
+    answer = await call(ctx, "impact", name, depth=depth,
+                        filters=Filters(tuple(path)), budget=max_tokens,
+                        scope=await scope_of(ctx, stores))
+    return impact_text(answer)
 
-    @mcp.tool(read_only)
-    @answering
-    async def semlith_impact(
-        ctx: Context, name: Name, depth: int = 3,
-        path: Paths = [], stores: list[str] = [], max_tokens: Tokens = 4000,  # noqa: B006
-    ) -> str:
-        """What a change reaches: callers up to depth hops, with call sites."""
-        answer = await call(library.impact, name, depth=depth,
-                            filters=Filters(tuple(path)), budget=max_tokens,
-                            scope=await scope_of(ctx, stores))
-        return impact_text(answer)
-
-    @mcp.tool(read_only)
-    @answering
-    async def semlith_path(
-        ctx: Context, source: Name, target: Name, all_edges: bool = False,
-        stores: list[str] = [],  # noqa: B006
-    ) -> str:
-        """Shortest call chain from source to target over settled edges."""
-        answer = await call(library.path, source, target, all_edges=all_edges,
-                            scope=await scope_of(ctx, stores))
-        return path_text(answer)
+@tool(READ_ONLY)
+async def semlith_path(
+    ctx: Context, source: Name, target: Name, all_edges: bool = False,
+    stores: list[str] = [],  # noqa: B006
+) -> str:
+    """Shortest call chain from source to target over settled edges."""
+    answer = await call(ctx, "path", source, target, all_edges=all_edges,
+                        scope=await scope_of(ctx, stores))
+    return path_text(answer)

@@ -31,7 +31,7 @@ from semlith.base.home import Discovery
 from semlith.base.settings import Settings
 from semlith.daemon_client import running, start_in_background
 from semlith.errors import DaemonError
-from semlith.server.tools import ROOTS_HEADER, encode_roots
+from semlith.server.registry import ROOTS_HEADER, encode_roots
 
 if TYPE_CHECKING:
     from semlith.server.upstream import Upstream
@@ -59,7 +59,7 @@ def run_proxy(settings: Settings) -> int:
 
 def _serve_here(settings: Settings) -> int:
     from semlith.local.serving import serve_stores
-    from semlith.server.tools import build_mcp
+    from semlith.server.mcp import build_mcp
 
     served = serve_stores(settings)
     served.fleet.start_loading_models()
@@ -122,7 +122,7 @@ def _take_roots(msg: Any, state: _State) -> bool:
             not str(msg.id).startswith(ROOTS_ID):
         return False
     if isinstance(msg, JSONRPCResponse):
-        from semlith.server.tools import _folder
+        from semlith.server.registry import folder_of as _folder
 
         roots = (msg.result or {}).get("roots") or []
         folders = [_folder(str(r.get("uri", ""))) for r in roots if isinstance(r, dict)]

@@ -48,13 +48,17 @@ def test_a_generated_table_is_cut_as_text_and_says_why(name: str, tmp_path: Path
     assert done.edges is None or done.edges.failed.startswith("cut as text: data table")
 
 
-def test_a_haskell_table_alternates_two_shapes_and_is_parsed(tmp_path: Path) -> None:
+def test_a_haskell_table_alternates_two_shapes_and_is_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parsing, "PARSE_SECONDS", 600.0)  # the route, not the clock
     text = data_table("haskell")
     assert 0.4 < table_share(text.encode()) < 0.6  # a signature line, then an equation
     assert cut(candidate(tmp_path, "gen.hs", text), DEFAULT).chunked.strategy == "definitions"
 
 
-def test_hand_written_code_is_not_a_table(tmp_path: Path) -> None:
+def test_hand_written_code_is_not_a_table(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parsing, "PARSE_SECONDS", 600.0)  # the route, not the clock
     module = "".join(f"def handler_{i}(request, ctx):\n    value = lookup(request, {i})\n"
                      f"    if value is None:\n        raise KeyError({i})\n"
                      f"    return render(ctx, value)\n\n\n" for i in range(900))
@@ -68,7 +72,9 @@ def test_a_small_table_is_parsed() -> None:
     assert table_share(small) > 0.9 and text_reason(small, "python", DEFAULT) == ""
 
 
-def test_a_file_whose_parse_is_over_the_budget_is_cut_as_text(tmp_path: Path) -> None:
+def test_a_file_whose_parse_is_over_the_budget_is_cut_as_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parsing, "PARSE_SECONDS", 600.0)  # the route, not the clock
     module = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(2_000))
     allowance = parse_cost(module.encode(), "python") - 1  # one byte short
     done = cut(candidate(tmp_path, "big.py", module), allowance)

@@ -183,12 +183,12 @@ def test_without_a_session_every_api_route_is_401(portal: Portal) -> None:
 
 
 def test_the_page_learns_which_methods_the_daemon_serves(portal: Portal) -> None:
-    from semlith.server.api import HANDLERS
+    from semlith import wire
     from semlith.server.portal.routes import GRAPH_METHODS
 
     assert portal.client.post("/portal/methods", headers=SAME, json={}).status_code == 401
     served = portal.client.post("/portal/methods", headers=portal.session(), json={}).json()
-    assert served == [*METHODS, *(m for m in GRAPH_METHODS if m in HANDLERS)]
+    assert served == [*METHODS, *(m for m in GRAPH_METHODS if m in wire.operations())]
 
 
 def test_the_portal_credential_opens_nothing_else(portal: Portal) -> None:

@@ -23,9 +23,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from semlith import wire
 from semlith.errors import SemlithError
 from semlith.library import Library
-from semlith.server.api import HANDLERS, library_route
+from semlith.server.api import library_route
 from semlith.server.portal.session import SESSION_SECONDS, BadToken, Sessions
 from semlith.types import Scope
 
@@ -135,15 +136,14 @@ def portal_routes(library: Library, sessions: Sessions,
         Route("/portal/api/index", _guarded(_start_route(library), sessions),
               methods=["POST"]),
     ]
-    served = [*METHODS, *(m for m in GRAPH_METHODS if m in HANDLERS)]
+    served = [*METHODS, *(m for m in GRAPH_METHODS if m in wire.operations())]
 
     async def methods(request: Request) -> Response:
         return JSONResponse(served)
 
     routes.append(Route("/portal/methods", _guarded(methods, sessions), methods=["POST"]))
     routes += [Route(f"/portal/api/{name}", _guarded(library_route(
-        library, name, *HANDLERS[name], limiter), sessions), methods=["POST"])
-        for name in served]
+        library, name, limiter), sessions), methods=["POST"]) for name in served]
     return routes
 
 
