@@ -10,14 +10,14 @@ from typing import Annotated
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from semlith.server.registry import READ_ONLY, call, scope_of, tool
+from semlith.server.registry import READ_ONLY, Budget, Stores, call, scope_of, tool
 from semlith.types import Filters
 from semlith.types.graph import Brief, GraphEdge, GraphPath, Impact, Neighbors
 
 Name = Annotated[str, Field(description="f or Type.method")]
 # Globs choose among definitions of one name (`*.ts` stands for an extension): ext and
 # lang, which the CLI has, would put tools/list over its 1,000 tokens.
-Paths = Annotated[list[str], Field(description="Globs choose the definition")]
+Paths = Annotated[list[str], Field(description="Globs pick the definition")]
 
 
 def _edge(e: GraphEdge, depth: bool = False) -> str:
@@ -82,10 +82,11 @@ def brief_text(a: Brief) -> str:
 
 @tool(READ_ONLY)
 async def semlith_brief(
-    ctx: Context, question: str, stores: list[str] = [],  # noqa: B006
-    max_tokens: int = 2000,
+    ctx: Context,
+    question: Annotated[str, Field(description="Question or error")],
+    stores: Stores = [], max_tokens: Budget = 2000,  # noqa: B006
 ) -> str:
-    """One call: best locators, callers/callees, the best span's text."""
+    """One call: best locators, callers/callees, the best text."""
     answer = await call(ctx, "brief", question, budget=max_tokens,
                         scope=await scope_of(ctx, stores))
     return brief_text(answer)
@@ -93,11 +94,11 @@ async def semlith_brief(
 @tool(READ_ONLY)
 async def semlith_neighbors(
     ctx: Context, name: Name,
-    kind: list[str] = [],  # noqa: B006 - calls, imports, inherits, contains
-    all: bool = False, path: Paths = [], stores: list[str] = [],  # noqa: B006
-    max_tokens: int = 4000,
+    kind: Annotated[list[str], Field(description="calls imports inherits contains")] = [],  # noqa: B006
+    all: Annotated[bool, Field(description="Ambiguous edges too")] = False,
+    path: Paths = [], stores: Stores = [], max_tokens: Budget = 4000,  # noqa: B006
 ) -> str:
-    """Callers and callees, each edge with its status."""
+    """Callers and callees, each with its status."""
     answer = await call(ctx, "neighbors", name, kinds=tuple(kind),
                         filters=Filters(tuple(path)),
                         all_edges=all, budget=max_tokens,
@@ -106,10 +107,11 @@ async def semlith_neighbors(
 
 @tool(READ_ONLY)
 async def semlith_impact(
-    ctx: Context, name: Name, depth: int = 3,
-    path: Paths = [], stores: list[str] = [], max_tokens: int = 4000,  # noqa: B006
+    ctx: Context, name: Name,
+    depth: Annotated[int, Field(description="Hops back")] = 3,
+    path: Paths = [], stores: Stores = [], max_tokens: Budget = 4000,  # noqa: B006
 ) -> str:
-    """What a change reaches: callers up to depth hops, with call sites."""
+    """What a change reaches: callers up to depth hops."""
     answer = await call(ctx, "impact", name, depth=depth,
                         filters=Filters(tuple(path)), budget=max_tokens,
                         scope=await scope_of(ctx, stores))
@@ -117,8 +119,9 @@ async def semlith_impact(
 
 @tool(READ_ONLY)
 async def semlith_path(
-    ctx: Context, source: Name, target: Name, all_edges: bool = False,
-    stores: list[str] = [],  # noqa: B006
+    ctx: Context, source: Name, target: Name,
+    all_edges: Annotated[bool, Field(description="Cross ambiguous calls")] = False,
+    stores: Stores = [],  # noqa: B006
 ) -> str:
     """Shortest call chain from source to target over settled edges."""
     answer = await call(ctx, "path", source, target, all_edges=all_edges,

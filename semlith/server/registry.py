@@ -36,7 +36,10 @@ log = logging.getLogger("semlith.tools")
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 ROOTS_HEADER = "semlith-roots"
-Stores = Annotated[list[str], Field(description='Names; ["*"]: all; default: this project')]
+Stores = Annotated[list[str], Field(description="Names; * for all")]
+# Bounds are checked by the library (one sentence back): a schema's min/max cost
+# tools/list bytes it does not have.
+Budget = Annotated[int, Field(description="Budget")]
 Tool = Callable[..., Awaitable[Any]]
 TOOLS: dict[str, tuple[Tool, ToolAnnotations]] = {}  # name -> (function, annotations)
 

@@ -36,26 +36,25 @@ from semlith.types import Filters, counted
 @tool(READ_ONLY)
 async def semlith_search(
     ctx: Context,
-    query: Annotated[str, Field(description="Plain English and/or identifiers")],
-    k: Annotated[int, Field(ge=1, le=50)] = 10,
+    query: Annotated[str, Field(description="Words or identifiers")],
+    k: Annotated[int, Field(ge=1, le=50, description="Hits (lines)")] = 10,
     path: Annotated[list[str], Field(description="Globs; !glob excludes")] = [],  # noqa: B006
-    ext: list[str] = [],  # noqa: B006 - pydantic copies defaults
-    lang: list[str] = [],  # noqa: B006
-    stores: Stores = [],  # noqa: B006
-    format: Literal["locate", "excerpt", "files"] = "locate",
-    max_tokens: Annotated[int, Field(ge=100, le=20000)] = 2000,
-    mode: Literal["meaning", "exact", "regex"] = "meaning",
-    context: Annotated[int, Field(ge=0, le=10)] = 0,
+    ext: Annotated[list[str], Field(description="py; !py excludes")] = [],  # noqa: B006
+    lang: Annotated[list[str], Field(description="python")] = [],  # noqa: B006
+    stores: Stores = [],  # noqa: B006 - pydantic copies defaults
+    format: Annotated[Literal["locate", "excerpt", "files"], Field(
+        description="a line a hit; hit text; paths")] = "locate",
+    max_tokens: Annotated[int, Field(ge=100, le=20000, description="Budget")] = 2000,
+    mode: Annotated[Literal["meaning", "exact", "regex"], Field(
+        description="exact/regex: as rg")] = "meaning",
+    context: Annotated[int, Field(ge=0, le=10, description="Around matches")] = 0,
 ) -> str:
-    """Find the code or docs that answer a question. locate: one line per hit,
-    grouped by file; excerpt: hit text; files: paths only. mode exact/regex: the
-    matching lines (path:line:text) with `context` lines either side, each
-    definition's first under path=N=kind name. Then semlith_read the lines you need."""
+    """Find the code or docs that answer a question; semlith_read what you need."""
     filters = Filters(tuple(path or ()), tuple(ext or ()), tuple(lang or ()))
     if mode != "meaning":
         paths_only = format == "files"
         found = await call(ctx, "grep", query, regex=mode == "regex", context=context,
-                           files_only=paths_only, filters=filters,
+                           files_only=paths_only, filters=filters, limit=k,
                            scope=await scope_of(ctx, stores))
         return answers.matches(found, max_tokens, files_only=paths_only)
     answer = await call(ctx, "search", query, k=k, filters=filters,
@@ -70,11 +69,11 @@ async def semlith_search(
 @tool(READ_ONLY)
 async def semlith_read(
     ctx: Context,
-    target: Annotated[str, Field(description="A locator any tool printed, or a symbol")],
+    target: Annotated[str, Field(description="A locator, or a symbol")],
     stores: Stores = [],  # noqa: B006
-    include_image: bool = False,
+    include_image: Annotated[bool, Field(description="Send the picture")] = False,
 ) -> str | CallToolResult:
-    """Exact lines of an indexed file (numbered), or the definition of a symbol."""
+    """Numbered lines of an indexed file, or a symbol's definition."""
     scope = await scope_of(ctx, stores)
     passage = await call(ctx, "read", target, scope=scope, include_image=include_image)
     text = answers.passage(passage)
@@ -134,7 +133,7 @@ async def semlith_symbol(
     name: Annotated[str, Field(description="name, Type.method or Type::method")],
     stores: Stores = [],  # noqa: B006
 ) -> str:
-    """Where a function, class or type is defined: every definition, best first."""
+    """Where a name is defined: every definition, best first."""
     scope = await scope_of(ctx, stores)
     hits = await call(ctx, "symbol", name, scope=scope)
     return answers.definitions(hits, name, len({h.store for h in hits}) > 1)

@@ -57,6 +57,21 @@ def _assert_not_a_server_error(answer: httpx.Response) -> None:
         assert body["jsonrpc"] == "2.0" and isinstance(body["error"]["code"], int)
 
 
+def test_exact_mode_shows_k_matching_lines_and_says_how_many_more(
+        served: Served) -> None:  # noqa: F811
+    every, failed = call_tool(served, "semlith_search", {"query": "self", "mode": "exact",
+                                                         "k": 50})
+    assert not failed
+    shown = [line for line in every.splitlines() if ":" in line and "=" not in line[:3]]
+    text, failed = call_tool(served, "semlith_search", {"query": "self", "mode": "exact",
+                                                        "k": 2})
+    assert not failed
+    matching = [line for line in text.splitlines()
+                if line.count(":") >= 2 and ":self" not in line and "=" not in line.split(":")[0]]
+    assert 0 < len(matching) <= 2 and len(shown) > 2, text
+    assert "more" in text.splitlines()[-1], text
+
+
 # -- malformed MCP input --------------------------------------------------------------
 
 @pytest.mark.parametrize("body", [
