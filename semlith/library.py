@@ -92,6 +92,13 @@ class Library(Protocol):
         side <= 512 px, <= 256 KB, PNG or JPEG)."""
         ...
 
+    def outline(self, target: str, *, scope: Scope = Scope()) -> list[Definition]:
+        """The definitions of one indexed file in source order (lines, kind, qualified
+        name, signature): a map of the file before reading it. `target` is a file's path
+        or any locator a tool printed (its lines are ignored); BadTarget when it is not
+        an indexed file of the scope's stores."""
+        ...
+
     def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
                   all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
                   ) -> Neighbors:

@@ -50,7 +50,7 @@ SETTINGS_DOC: dict[str, str] = {
     "`0` turns the cache off. See docs/architecture.md, \"The vector cache\".",
     "SEMLITH_MCP_TOOLS": "`all` lists every MCP tool in tools/list; by default it lists "
     "the tools agents use most (search, brief, read, symbol, neighbors, impact) and "
-    "answers the others (files, stats, index, forget, path) when called by name.",
+    "answers the others (files, stats, index, forget, path, outline) when called by name.",
     "SEMLITH_RANKING": "Ranking weights as `name=value,...` (`0` or `off` turns a signal "
     "off), e.g. `priors=off`; the names and defaults are in docs/ranking.md.",
 }

@@ -187,3 +187,27 @@ def read(ctx: click.Context, target: str, as_json: bool, stores: tuple[str, ...]
         emit_json(passage.as_json())
     else:
         click.echo(output.passage(passage))
+
+
+@main.command()
+@click.argument("target")
+@json_option
+@store_option(multiple=True)
+@click.pass_context
+def outline(ctx: click.Context, target: str, as_json: bool, stores: tuple[str, ...]) -> None:
+    """The definitions of an indexed file in order, with their lines: a map of TARGET
+    (a path, or any locator search prints) before reading it.
+
+    \b
+    Examples:
+      semlith outline net/retry.py
+      semlith outline app:net/retry.py --json
+    """
+    with errors(as_json):
+        found = library(ctx).outline(target, scope=scope(ctx, stores))
+    if as_json:
+        emit_json([d.as_json() for d in found])
+        return
+    for d in found:
+        click.echo(f"{d.start_line}-{d.end_line}  {d.kind} {d.qualname or d.name}"
+                   + (f"  · {d.signature}" if d.signature else ""))

@@ -1,4 +1,5 @@
-"""`read` for `LocalLibrary`: the lines a tool printed, or a symbol's definition.
+"""`read` and `outline` for `LocalLibrary`: the lines a tool printed (or a symbol's
+definition), and a file's definitions.
 
 A mixin over the library's stores (`source`, `_reading`): a target is parsed once
 (`local/locators.py`), placed in the store that holds it, and read through
@@ -8,6 +9,7 @@ A mixin over the library's stores (`source`, `_reading`): a target is parsed onc
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -23,7 +25,7 @@ from semlith.local.reads import (
 from semlith.local.scope import Known, roots_holding
 from semlith.local.sources import Opened, StoreSource
 from semlith.search.symbols import named_definition
-from semlith.types import Passage, Scope
+from semlith.types import Definition, Passage, Scope
 
 
 class _Host(Protocol):
@@ -34,7 +36,7 @@ class _Host(Protocol):
 
 
 class Reader:
-    """`read` for a library (`_Host` says what it needs of it)."""
+    """`read` and `outline` for a library (`_Host` says what it needs of it)."""
 
     def read(self: _Host, target: str, *, scope: Scope = Scope(), max_lines: int = 400,
              include_image: bool = False) -> Passage:
@@ -62,6 +64,18 @@ class Reader:
                     return with_symbol(passage, hit.qualname or hit.name)
         raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}; "
                         "semlith_files lists files, semlith_search finds code")
+
+
+    def outline(self: _Host, target: str, *, scope: Scope = Scope()) -> list[Definition]:
+        known = self.source.known()
+        parsed, scope = _parsed(target, scope, known)
+        with self._reading(scope, known) as (opened, _):
+            for label, store in opened:
+                path = posix(parsed.path)
+                if store.corpus.file(path) is not None:
+                    return [replace(d, store=label) for d in
+                            store.corpus.file_definitions(path)]
+        raise BadTarget(f"{parsed.path!r} is not an indexed file; semlith_files lists them")
 
 
 def _parsed(target: str, scope: Scope, known: list[Known]) -> tuple[Target, Scope]:

@@ -24,6 +24,7 @@ from semlith.server import answers
 from semlith.server.registry import (
     READ_ONLY,
     WRITES,
+    Budget,
     Stores,
     call,
     one_store,
@@ -160,3 +161,24 @@ async def semlith_forget(
     """Remove a file or folder from the index (files on disk are untouched)."""
     removed = await call(ctx, "forget", path, store=one_store(stores))
     return f"forgot {counted(removed, 'file')}"
+
+
+@tool(READ_ONLY)
+async def semlith_outline(
+    ctx: Context,
+    target: Annotated[str, Field(description="A file's path or any locator")],
+    stores: Stores = [],  # noqa: B006
+    max_tokens: Budget = 2000,
+) -> str:
+    """A file's definitions in order (lines, kind, name, signature): its map."""
+    found = await call(ctx, "outline", target, scope=await scope_of(ctx, stores))
+    lines: list[str] = []
+    used = 0
+    for d in found:
+        line = f"{d.start_line}-{d.end_line} {d.kind} {d.qualname or d.name} · {d.signature}"
+        used += len(line) // 4 + 1
+        if used > max_tokens:
+            lines.append(f"({len(found) - len(lines)} more definitions: raise max_tokens)")
+            break
+        lines.append(line)
+    return "\n".join(lines) or f"{target}: no definitions (cut as text, or prose)"

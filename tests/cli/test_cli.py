@@ -119,6 +119,21 @@ def test_code_cut_as_text_is_listed_with_skips_and_counted_in_stats(tree: Path) 
     assert "MimeDB.scala" in run("search", "--exact", "type-37", "-l").output
 
 
+def test_outline_prints_a_files_definitions_and_json(tree: Path) -> None:
+    run("index", "--quiet")
+    text = run("outline", "net/retry.py")
+    assert text.exit_code == 0
+    assert text.output.splitlines()[:2] == [
+        "7-18  class RetryPolicy  · class RetryPolicy:",
+        "10-13  method RetryPolicy.__init__  · def __init__(self, attempts: int = 5, "
+        "base_delay: float = 0.2, max_delay: float = 10.0):"]
+    rows = json.loads(run("outline", "net/retry.py", "--json").output)
+    assert [r["qualname"] for r in rows] == ["RetryPolicy", "RetryPolicy.__init__",
+                                             "RetryPolicy.delay", "call_with_retry"]
+    missing = run("outline", "net/nope.py")
+    assert missing.exit_code == 1 and "not an indexed file" in missing.output
+
+
 def test_verbose_lists_skips(tree: Path) -> None:
     (tree / "node_modules").mkdir()
     result = run("index", "--verbose", "--quiet")

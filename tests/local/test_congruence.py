@@ -149,6 +149,7 @@ def test_symbol_and_read(sides: tuple[Side, Side]) -> None:
     first = found[0]
     _same(sides, "read", f"{first['path']}:{first['start_line']}-{first['end_line']}")
     _same(sides, "read", "RetryPolicy")
+    assert _same(sides, "outline", first["path"])  # an operation the wire derived
 
 
 def test_grep_with_context_counts_and_definitions(sides: tuple[Side, Side]) -> None:

@@ -127,6 +127,23 @@ def test_read_accepts_every_locator_form(two: tuple[Path, Path], settings: Setti
     assert passage.lines[0] == "class RetryPolicy:"
 
 
+def test_outline_lists_a_files_definitions_in_order(two: tuple[Path, Path],
+                                                     settings: Settings) -> None:
+    proj, _ = two
+    lib = library(settings)
+    near = Scope(near=(str(proj),))
+    found = lib.outline("net/retry.py", scope=near)
+    assert [(d.qualname, d.kind, d.start_line) for d in found] == [
+        ("RetryPolicy", "class", 7), ("RetryPolicy.__init__", "method", 10),
+        ("RetryPolicy.delay", "method", 15), ("call_with_retry", "function", 21)]
+    assert {d.store for d in found} == {"proj"} and found[0].path == "net/retry.py"
+    # any locator a tool printed names the file; its lines do not matter
+    assert lib.outline("proj:net/retry.py:15-18", scope=near) == found
+    assert lib.outline(str(proj / "net" / "retry.py")) == found
+    with pytest.raises(BadTarget, match="not an indexed file"):
+        lib.outline("net/nope.py", scope=near)
+
+
 def test_read_of_a_document_shows_its_extracted_text(tmp_path: Path,
                                                      settings: Settings) -> None:
     docs = tmp_path / "docs"

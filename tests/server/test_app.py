@@ -72,6 +72,16 @@ def test_exact_mode_shows_k_matching_lines_and_says_how_many_more(
     assert "more" in text.splitlines()[-1], text
 
 
+def test_the_outline_tool_maps_a_file_within_its_budget(served: Served) -> None:  # noqa: F811
+    text, failed = call_tool(served, "semlith_outline", {"target": "net/retry.py"})
+    assert not failed and text.splitlines()[0] == "7-18 class RetryPolicy · class RetryPolicy:"
+    text, failed = call_tool(served, "semlith_outline", {"target": "net/retry.py",
+                                                         "max_tokens": 100})
+    assert not failed and len(text) <= 4 * 100 + 80
+    text, failed = call_tool(served, "semlith_outline", {"target": "net/nope.py"})
+    assert failed and "not an indexed file" in text
+
+
 # -- malformed MCP input --------------------------------------------------------------
 
 @pytest.mark.parametrize("body", [
