@@ -1,10 +1,11 @@
-"""A canary corpus: ~80 fake credentials, each in a realistic file, and ordinary code.
+"""A canary corpus: ~220 fake credentials, each in a realistic file, and ordinary code.
 
 Every canary is built at run time from a seed (prefixes and PEM armour are joined here,
 never written out), so no literal in the repository has a real credential's shape and
-forge scanners have nothing to flag. `CANARIES` are the shapes issue #26's adversarial
-pass tried and the ones covered before it; `NEGATIVES` are files of ordinary code that
-must come back with nothing redacted.
+forge scanners have nothing to flag. `canaries()` holds the shapes issue #26's
+adversarial pass tried, the ones covered before it, and issue #47's inline assignments
+in every position of a line (`tests/canary_positions.py`); `NEGATIVES` are files of
+ordinary code that must come back with nothing redacted.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.canary_positions import ORDINARY_INLINE, positioned
 from tests.secret_fixtures import jwt, pem_block, random_chars
 
 _UPPER = string.ascii_uppercase + string.digits
@@ -66,6 +68,8 @@ _AROUND: dict[str, tuple[str, str]] = {
              "access\nDate: Mon, 1 Dec 2025 10:00:00 +0000\nContent-Type: text/plain; "
              "charset=utf-8\n\nHere is what you asked for, quoted below.\n\n"
              "> On Friday Bob wrote:\n", "\nThanks,\nAnn\n"),
+    "Makefile": ("# Build and deploy the shop.\n.PHONY: deploy test\n\n",
+                 "\ntest:\n\tpytest -q\n"),
     "Dockerfile": ("FROM python:3.11-slim\nWORKDIR /app\nCOPY . /app\n",
                    "RUN pip install -r requirements.txt\nCMD [\"python\", \"-m\", \"shop\"]\n"),
     ".json": ("", ""),
@@ -85,7 +89,7 @@ _AROUND: dict[str, tuple[str, str]] = {
 
 def _file(path: str, body: str) -> str:
     name = path.rsplit("/", 1)[-1]
-    suffix = name if name == "Dockerfile" else "." + name.rsplit(".", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else name  # Dockerfile, Makefile
     head, tail = _AROUND[suffix]
     return head + body + tail
 
@@ -439,6 +443,8 @@ def canaries(seed: int = 26) -> list[Canary]:
         parts = _body(secret) if "PRIVATE KEY" in secret else (secret,)
         corpus.append(Canary(name, path, _file(path, lines.replace("{s}", secret)), parts,
                              kind))
+    for name, path, lines, parts, kind in positioned(tokens.rng):
+        corpus.append(Canary(name, path, _file(path, lines), parts, kind))
     return corpus
 
 
@@ -545,6 +551,7 @@ NEGATIVES: dict[str, str] = {
     "ok/pass_manager.h": "using GraphPass = std::function<void(std::shared_ptr<Graph>&)>;\n",
     "ok/assembly.xml": ('<assemblyIdentity name="Microsoft.VC90.CRT" version="9.0.21022.8" '
                         'publicKeyToken="1fc8b3b9a1e18e3b"/>\n'),
+    **ORDINARY_INLINE,  # issue #47: `x=1 y=2 make`, `FOO=${BAR} cmd`, placeholders
     "ok/main.tf": ('resource "aws_db_instance" "db" {\n  password = var.db_password\n'
                    "  api_key = random_password.api.result\n}\n"),
 }
@@ -569,5 +576,15 @@ def windows(part: str, width: int = 12) -> Iterator[str]:
 
 def leaks(text: str, corpus: list[Canary]) -> list[str]:
     """The names of the canaries some piece of which is in `text`."""
-    return [c.name for c in corpus if any(w in text for p in c.parts for w in windows(p))]
-
+    # One pass over `text` per window width with a set of every canary's windows: a
+    # substring search per window took ~3.4 s for the 216 canaries over 1.1 MB served.
+    owners: dict[str, set[str]] = {}
+    for canary in corpus:
+        for part in canary.parts:
+            for window in windows(part):
+                owners.setdefault(window, set()).add(canary.name)
+    found: set[str] = set()
+    for width in {len(window) for window in owners}:
+        for start in range(len(text) - width + 1):
+            found |= owners.get(text[start : start + width], set())
+    return [c.name for c in corpus if c.name in found]

@@ -10,11 +10,13 @@ Three kinds of rule, tried in this order (on a tie the first names the marker):
   **Authorization headers** (`Bearer`, `Basic`, `token`).
 - **Assignments to a secret-named key**: `password = ...`, `"apiKey": "..."`,
   `export DB_PASSWORD=...`, `SECRET_KEY = '...'`, `<password>...</password>`,
-  `?password=` in a URL. The key must end in a word of detect-secrets' keyword plugin
-  (or token, passphrase, credentials), and the value must be a literal: not a call,
-  a variable or attribute, a placeholder, a template (`${X}`, `%(x)s`, `<password>`),
-  a path or URL, or empty. detect-secrets' keyword and high-entropy plugins themselves
-  are left out: they flag ordinary code (`password = get_password()`, hashes, lock files).
+  `?password=` in a URL, and `NAME=value` anywhere in a line with a command after it
+  (`PGPASSWORD=... psql`, `docker run -e API_TOKEN=... shop`). The key must end in a
+  word of detect-secrets' keyword plugin (or token, passphrase, credentials), and the
+  value must be a literal: not a call, a variable or attribute, a placeholder, a
+  template (`${X}`, `%(x)s`, `<password>`), a path or URL, or empty. detect-secrets'
+  keyword and high-entropy plugins themselves are left out: they flag ordinary code
+  (`password = get_password()`, hashes, lock files).
 """
 
 from __future__ import annotations
@@ -212,7 +214,8 @@ def _secret_key(key: str) -> bool:
 
 def _assignment(match: re.Match[str]) -> bool:
     """A literal assigned to a whole key that names a secret, and for a value without
-    quotes, the end of the statement after it (else it is prose or an expression)."""
+    quotes, the end of the statement after it (else it is prose or an expression) or,
+    for `NAME=value`, a space."""
     text, start = match.string, match.start()
     while start > 0 and start > match.start() - 100 and text[start - 1] in _KEY_CHARS:
         start -= 1
@@ -221,12 +224,22 @@ def _assignment(match: re.Match[str]) -> bool:
     if match.group("q"):
         return _literal(match.group("value"), quoted=True)
     # Without quotes: compared with (`==`), it is a variable; assigned, a literal only
-    # when the statement ends after it.
+    # when the statement ends after it, or a command may follow it.
     return (match.group("op") in _ASSIGN_OPS and _literal(match.group("value"), quoted=False)
-            and _STATEMENT_END.match(text, match.end()) is not None)
+            and (_STATEMENT_END.match(text, match.end()) is not None or _inline(match)))
 
 
 _ASSIGN_OPS = frozenset({":=", "=>", "=", ":"})
+
+
+def _inline(match: re.Match[str]) -> bool:
+    """`NAME=value` written without spaces, as a shell, an env file, a Dockerfile and a
+    command line write it, ends at a space: a command or another assignment may follow
+    (`PGPASSWORD=... psql -h db`, `docker run -e API_TOKEN=... shop`; issue #47), and
+    gitleaks and detect-secrets end such a value there too."""
+    return (match.group("op") == "=" and match.start("op") == match.end("close")
+            and match.start("value") == match.end("op")
+            and match.string[match.end() : match.end() + 1].isspace())
 
 
 # What may follow a value without quotes on its line: nothing, a comment, a separator,

@@ -32,7 +32,9 @@ from semlith.ingest.credentials import Rule, redaction_rules, token_rules
 # Raise when the rules here or in credentials.py change, so that existing stores are
 # checked again on their next full run (the indexer records, per file, the revision it
 # read the file with: `rules_fingerprint`).
-RULES_REVISION = 2  # 2: issue #26 (commented keys, assignments, more token shapes)
+# 2: issue #26 (commented keys, assignments, more token shapes); 3: issue #47 (a value
+# without quotes that a command follows: `PGPASSWORD=... psql`).
+RULES_REVISION = 3
 MARKER = "[REDACTED:{kind}]"
 CONTENT_SNIFF_BYTES = 64 << 10  # the content-shape rules look at the head of a file
 

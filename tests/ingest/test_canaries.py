@@ -2,11 +2,14 @@
 
 The corpus (`tests/canaries.py`) is indexed with the real indexer and then everything a
 store can serve is read back: chunk text, the keyword index and its vocabulary, symbols,
-what was embedded, `read`, search hits, `files`, `skipped` and stats.
+what was embedded, `read`, search hits, every line `grep` finds, `files`, `skipped` and
+stats. Issue #47 added inline assignments (`PGPASSWORD=... psql`) in every position of a
+line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -105,8 +108,10 @@ def test_nothing_in_the_corpus_is_served(tmp_path: Path, settings: Settings) -> 
     library = LocalLibrary(settings, embedder_factory=lambda name: HashEmbedder(name))
     scope = Scope(stores=(str(root / ".semlith"),))
     try:
+        every_line = library.grep(".", regex=True, limit=10_000, scope=scope)
+        assert every_line.more_matches == 0 and len(every_line.files) == len(indexed)
         served += [repr(library.files(scope=scope)), repr(library.skipped(scope=scope)),
-                   repr(library.stats(scope=scope))]
+                   repr(library.stats(scope=scope)), json.dumps(every_line.as_json())]
         for canary in INDEXED:
             passage = library.read(canary.path, scope=scope, max_lines=10_000)
             document = read_document(canary.path, (root / canary.path).read_bytes())

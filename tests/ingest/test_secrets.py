@@ -110,6 +110,8 @@ def test_a_file_that_starts_with_indented_lines_is_judged_at_once() -> None:
     "://:" * 100_000 + "@",  # npm's pattern without its needle: minutes
     ("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n" + "x" * 100 + "\n") * 20_000,
     "{" + ",".join(f"key:a{n} b c" for n in range(50_000)) + "}",  # a minified line
+    # 100,000 inline assignments on one line, each redacted (issue #47): ~1 s
+    " ".join(f"API_TOKEN=Tq8zLmR4vXk{n:06d}" for n in range(100_000)),
 ])
 def test_hostile_text_is_redacted_at_once(text: str) -> None:
     assert len(_within(30, lambda: redact(text))) == 1
