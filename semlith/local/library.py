@@ -43,12 +43,13 @@ from semlith.local.reads import (
 )
 from semlith.local.scope import Known, Resolved, resolve, roots_holding
 from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
+from semlith.local.stats import store_stats
 from semlith.local.target import Creator, IndexTarget, index_target
 from semlith.search.searcher import Searcher
 from semlith.search.symbols import find_symbols, named_definition
 from semlith.setup.inventory import Installation
 from semlith.store import Store
-from semlith.store.checks import cache_summary, vector_tally
+from semlith.store.checks import cache_summary
 from semlith.store.checks import verify as verify_store
 from semlith.types import (
     Answer,
@@ -251,18 +252,11 @@ class LocalLibrary(Installation):
                   for path, why in store.corpus.cut_as_text().items())]]
 
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
-        with self._reading(scope) as (opened, _):
-            out = []
-            cache = self.engine.vector_cache
-            shared = None if cache is None else cache_summary(cache)
-            for label, store in opened:
-                indexing, watch = self.source.describe(label)
-                info = store.stats()
-                out.append(StoreStats(**{**info, **vector_tally(store), "name": label},
-                                      indexing=indexing,
-                                      watch=watch, served_by=self.source.served_by,
-                                      vector_cache=shared))
-            return out
+        resolved, cache = self._resolve(scope), self.engine.vector_cache
+        with self.source.reading(resolved.stores) as opened:
+            return store_stats(opened, resolved.stores, self.source,
+                               None if cache is None else cache_summary(cache),
+                               self.settings.home)
 
     def stores(self) -> list[StoreEntry]:
         served = {k.folder.resolve() for k in self.source.known()} \

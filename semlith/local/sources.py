@@ -28,6 +28,8 @@ from semlith.store.milvus.target import MilvusTarget
 from semlith.types import Status, StoreEntry
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name
+# What opening or reading one store of several may raise without failing the call.
+STORE_ERRORS = (SemlithError, OSError, sqlite3.Error)
 
 
 class Opened(list[tuple[str, Store]]):
@@ -45,7 +47,7 @@ def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store
     why in `opened.failed` and return None instead of failing the whole call."""
     try:
         return open()
-    except (SemlithError, OSError, sqlite3.Error) as exc:
+    except STORE_ERRORS as exc:
         if of <= 1:
             raise
         opened.failed.append((known.name, str(exc)))
