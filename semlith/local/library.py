@@ -93,7 +93,7 @@ class LocalLibrary(Installation):
     def _resolve(self, scope: Scope, *, fallback_all: bool = False,
                  known: list[Known] | None = None) -> Resolved:
         return resolve(scope, self.source.known() if known is None else known,
-                       registered_only=self.agent, fallback_all=fallback_all or self.agent)
+                       registered_only=self.agent, fallback_all=fallback_all)
 
     @contextlib.contextmanager
     def _reading(self, scope: Scope, known: list[Known] | None = None
