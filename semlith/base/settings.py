@@ -43,6 +43,10 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_MCP_SESSION_IDLE": "Seconds after which the daemon forgets an MCP session that "
     "has had no request (default 1800). A client that vanished without ending its session "
     "is held this long; `semlith mcp` opens a new session by itself when its own expired.",
+    "SEMLITH_MCP_SESSIONS": "MCP sessions the daemon keeps at most (default 256; each "
+    "costs ~36 KB). A new session beyond them ends the one idle the longest (its client, "
+    "if still there, opens a new one); only when every session has a call in flight is "
+    "a new one refused (HTTP 503).",
     "SEMLITH_VECTOR_CACHE_MB": "Disk bound in MB of the vector cache in "
     "`SEMLITH_HOME/vectors/` (default 512, about 250,000 chunks of a 384-wide model): "
     "every store and run looks there before embedding, so a second clone, a worktree or a "
@@ -110,6 +114,7 @@ class Settings:
     models: Path | None = None  # None: home / "models"
     clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
     session_idle_s: int = 1800
+    mcp_sessions: int = 256  # at most, the least recently used idle one evicted
     vector_cache_mb: int = 512  # 0: off
     mcp_tools: str = "default"  # or "all": which tools tools/list shows
 
@@ -137,6 +142,7 @@ class Settings:
             models=Path(models_raw).expanduser() if models_raw else None,
             clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
             session_idle_s=_env_int(env, "SEMLITH_MCP_SESSION_IDLE") or 1800,
+            mcp_sessions=_env_int(env, "SEMLITH_MCP_SESSIONS") or 256,
             vector_cache_mb=_env_size(env, "SEMLITH_VECTOR_CACHE_MB", 512),
             mcp_tools=_env_tools(env),
         )
