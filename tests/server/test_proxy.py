@@ -107,8 +107,8 @@ def test_two_proxies_start_one_daemon_and_share_it(home: Path) -> None:
 
     async def proxy(n: int) -> None:
         with open(home / f"proxy-{n}.err", "w") as errlog:
-            async with stdio_client(_proxy(env), errlog=errlog) as (read, write), \
-                    ClientSession(read, write) as session:
+            async with stdio_client(_proxy(env, home.parent / "sample"), errlog=errlog) as (
+                    read, write), ClientSession(read, write) as session:
                 init = await session.initialize()
                 up[n].set()
                 await go.wait()
@@ -151,7 +151,8 @@ def test_the_proxy_serves_the_tools_itself_when_no_daemon_can_start(
 
         async def run() -> tuple[list[str], types.CallToolResult]:
             with open(tmp_path / "proxy.err", "w") as errlog, anyio.fail_after(120):
-                async with stdio_client(_proxy(env), errlog=errlog) as (read, write), \
+                async with stdio_client(_proxy(env, home.parent / "sample"),
+                                        errlog=errlog) as (read, write), \
                         ClientSession(read, write) as session:
                     await session.initialize()
                     tools = await session.list_tools()
