@@ -22,6 +22,7 @@ from typing import Any
 from semlith import errors
 from semlith.base.home import Discovery, control_key
 from semlith.base.settings import Settings
+from semlith.daemon_client import answered
 from semlith.library import OnEvent, OnProgress, OnSkip
 from semlith.setup.inventory import Installation
 from semlith.types import (
@@ -90,8 +91,9 @@ class RemoteLibrary(Installation):
             data=None if body is None else json.dumps(body).encode(),
             headers={"Authorization": f"Bearer {self.key}",
                      "Content-Type": "application/json"})
-        try:
-            return urllib.request.urlopen(request, timeout=timeout)
+        try:  # bounded by the daemon's health checks (daemon_client.answered)
+            return answered(self.found, lambda: urllib.request.urlopen(request, timeout=timeout),
+                            self.settings.daemon_deadline_s)
         except urllib.error.HTTPError as exc:
             try:
                 answer = json.loads(exc.read() or b"{}")
