@@ -62,6 +62,17 @@ def silent_daemon(settings: Settings, *, probe: bool = True) -> Discovery | None
     return None if probe and healthy(found) else found
 
 
+def _to_start(settings: Settings) -> Discovery | None:
+    """None when a daemon should be started; the daemon daemon.json names when it answers
+    (again: a thawed one); DaemonHung when it lives and is hung."""
+    found = read_discovery(settings.home)
+    if found is None or healthy(found):
+        return found
+    if time.time() - found.started >= settings.daemon_deadline_s:
+        raise DaemonHung(hung(found))  # a new daemon would only refuse to run beside it
+    return None  # just started: the one we start waits for it, or takes its place
+
+
 def answered(found: Discovery, call: Callable[[], T], deadline: float) -> T:
     """`call()`, a request to the daemon at `found`, run on a thread while this one checks
     the daemon's health: DaemonHung once it has answered no check for `deadline` seconds,
@@ -95,9 +106,9 @@ def answered(found: Discovery, call: Callable[[], T], deadline: float) -> T:
 def start_in_background(settings: Settings) -> Discovery:
     """Start `semlith serve` detached and wait until it answers; DaemonError if it won't
     (DaemonHung at once when the daemon that daemon.json names answers nothing)."""
-    silent = silent_daemon(settings)
-    if silent is not None:  # a new daemon would only refuse to start beside it
-        raise DaemonHung(hung(silent))
+    answering = _to_start(settings)
+    if answering is not None:
+        return answering
     make_private_folder(settings.home)
     log = open(settings.home / DAEMON_LOG, "ab",  # noqa: SIM115 - handed to the child
                opener=private_opener)

@@ -27,7 +27,7 @@ from semlith.base.home import Discovery
 from semlith.base.settings import Settings
 from semlith.errors import DaemonHung
 from semlith.remote import RemoteLibrary
-from tests.daemon_util import SAMPLE, env_for, semlith, start_daemon
+from tests.daemon_util import SAMPLE, env_for, semlith, serve_processes, start_daemon
 
 pytestmark = pytest.mark.slow
 HASH_CLI = ("-m", "tests.hash_cli", "0")  # the real command, with the test model
@@ -86,6 +86,7 @@ def test_a_frozen_daemon_gets_the_proxys_calls_an_error_within_the_deadline(
         answered = anyio.run(run)
     finally:
         assert daemon.stop() == 0
+        _no_daemon_started(home)
     assert answered.startswith("net/retry.py")
     for waited, message in failures:
         assert waited < GUARD_S and message.startswith(
@@ -93,6 +94,15 @@ def test_a_frozen_daemon_gets_the_proxys_calls_an_error_within_the_deadline(
         assert message.endswith(f"end process {daemon.proc.pid} and run `semlith serve`")
     errors = (tmp_path / "proxy.err").read_text()
     assert f"{HUNG} for " in errors and "Traceback" not in errors, errors
+
+
+def _no_daemon_started(home: Path) -> None:
+    """The proxy started no `semlith serve` of its own (ended here if it did): beside a
+    daemon that lives, one would only refuse to run, or outlive the test."""
+    started = serve_processes(home)
+    for proc in started:
+        proc.kill()
+    assert started == []
 
 
 @pytest.fixture
@@ -155,5 +165,6 @@ def test_the_proxy_serves_the_tools_itself_at_once_beside_a_silent_daemon(
                 return [t.name for t in (await session.list_tools()).tools]
 
     assert "semlith_search" in anyio.run(run)
+    _no_daemon_started(home)
     errors = (tmp_path / "proxy.err").read_text()
     assert HUNG in errors and "serving the tools in this process" in errors, errors
