@@ -60,6 +60,10 @@ class DaemonError(SemlithError):
     """The daemon could not be reached or started, or failed in a way it did not explain."""
 
 
+class DaemonHung(DaemonError):
+    """The daemon's process lives but answers nothing, not even its health check."""
+
+
 class CannotServe(SemlithError):
     """The daemon cannot start (port taken, another daemon, no store)."""
 

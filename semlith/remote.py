@@ -23,6 +23,7 @@ from typing import Any, cast
 from semlith import errors, wire
 from semlith.base.home import Discovery, control_key
 from semlith.base.settings import Settings
+from semlith.daemon_client import answered
 from semlith.library import Library, OnProgress, OnSkip
 from semlith.setup.inventory import Installation
 from semlith.types import IndexReport, Progress, Status, StoreEntry, Watched, from_json
@@ -88,8 +89,9 @@ class RemoteLibrary(Installation, Library):
             data=None if body is None else json.dumps(body).encode(),
             headers={"Authorization": f"Bearer {self.key}",
                      "Content-Type": "application/json"})
-        try:
-            return urllib.request.urlopen(request, timeout=timeout)
+        try:  # bounded by the daemon's health checks (daemon_client.answered)
+            return answered(self.found, lambda: urllib.request.urlopen(request, timeout=timeout),
+                            self.settings.daemon_deadline_s)
         except urllib.error.HTTPError as exc:
             try:
                 answer = json.loads(exc.read() or b"{}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "fixtures" / "sample"
@@ -50,6 +51,21 @@ class Daemon:
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode
+
+
+def serve_processes(home: Path) -> list[psutil.Process]:
+    """`semlith serve` processes whose SEMLITH_HOME is `home` (the ones a proxy starts)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmdline = proc.info["cmdline"] or []
+            args = [a for a in cmdline[1:] if a != "-P"]  # the proxy starts it with -P
+            if args[:3] == ["-m", "semlith", "serve"] and \
+                    proc.environ().get("SEMLITH_HOME") == str(home):
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
 
 
 def interruptible() -> None:

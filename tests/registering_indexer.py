@@ -22,11 +22,11 @@ from tests.conftest import HashEmbedder
 def gated(gate: Path) -> None:
     real = semlith.local.sources.register_store
 
-    def register(home: Path, entry: object) -> None:
+    def register(home: Path, *args: object) -> object:
         (gate / f"ready-{os.getpid()}").touch()
         while not (gate / "go").exists():
             time.sleep(0.001)
-        real(home, entry)  # type: ignore[arg-type]
+        return real(home, *args)  # type: ignore[arg-type]
 
     semlith.local.sources.register_store = register  # type: ignore[assignment]
 

@@ -12,7 +12,8 @@ import os
 import secrets
 import threading
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,25 +68,42 @@ def registered_stores(home: Path) -> list[RegisteredStore]:
 _REGISTERING = threading.Lock()  # two index runs of one process register one at a time
 
 
-def register_store(home: Path, entry: RegisteredStore) -> None:
-    """Add or update a store in the registry (keyed by its folder).
+def register_store(home: Path, entry: RegisteredStore,
+                   rename: Callable[[str], None] | None = None) -> RegisteredStore:
+    """Add or update a store in the registry (keyed by its folder); returns its line.
 
-    Read-modify-write under a cross-process lock on `stores.json.lock`: eight `semlith
-    index` runs registering at once kept 7, 3 and 6 of their 8 entries without it (#25).
+    With `rename`, a name another registered store holds is not taken twice: the store
+    gets the first free one (`free_name`), `rename(name)` is called, and that name is
+    recorded. Read-modify-write under a cross-process lock on `stores.json.lock`: eight
+    `semlith index` runs registering at once kept 7, 3 and 6 of their 8 entries without
+    it (#25), and eight runs of folders named `app` that chose their names before taking
+    it were named `app` twice, `app-2` twice and `app-4` three times (#47).
     """
     make_private_folder(home)
     with _REGISTERING, held(home / (REGISTRY + ".lock")):
-        entries = [e for e in registered_stores(home) if e.folder != entry.folder]
+        current = registered_stores(home)
+        if rename is not None:
+            name, holder = _free(current, Path(entry.folder), entry.name)
+            if holder:
+                rename(name)
+                entry = replace(entry, name=name)
+        entries = [e for e in current if e.folder != entry.folder]
         entries.append(entry)
         _write_private(home / REGISTRY, json.dumps(
             {"stores": [asdict(e) for e in entries]}, indent=2) + "\n")
+    return entry
 
 
 def free_name(home: Path, folder: Path, wanted: str) -> tuple[str, str]:
     """A name for the store at `folder` that no other registered store has: `wanted`, or
     `wanted-2`, `wanted-3`...; and the folder of the store that has `wanted` ('' when
-    none does). Names are unique on the machine so `--store NAME` means one store."""
-    others = {e.name: e.folder for e in registered_stores(home)
+    none does). Names are unique on the machine so `--store NAME` means one store.
+    (A name to keep is chosen by `register_store`, under the registry's lock.)"""
+    return _free(registered_stores(home), folder, wanted)
+
+
+def _free(entries: list[RegisteredStore], folder: Path, wanted: str) -> tuple[str, str]:
+    others = {e.name: e.folder for e in entries
               if Path(e.folder).resolve() != folder.resolve()}
     if wanted not in others:
         return wanted, ""

@@ -43,6 +43,15 @@ SETTINGS_DOC: dict[str, str] = {
     "SEMLITH_MCP_SESSION_IDLE": "Seconds after which the daemon forgets an MCP session that "
     "has had no request (default 1800). A client that vanished without ending its session "
     "is held this long; `semlith mcp` opens a new session by itself when its own expired.",
+    "SEMLITH_DAEMON_DEADLINE": "Seconds a client of the daemon (`semlith mcp`, the CLI) "
+    "waits on a daemon that answers nothing, not even its health check (stopped, frozen, "
+    "or a program that took its port), before it answers the call with an error (default "
+    "30). A daemon busy with a long call still answers its health check, and the call "
+    "waits for it.",
+    "SEMLITH_MCP_SESSIONS": "MCP sessions the daemon keeps at most (default 256; each "
+    "costs ~36 KB). A new session beyond them ends the one idle the longest (its client, "
+    "if still there, opens a new one); only when every session has a call in flight is "
+    "a new one refused (HTTP 503).",
     "SEMLITH_VECTOR_CACHE_MB": "Disk bound in MB of the vector cache in "
     "`SEMLITH_HOME/vectors/` (default 512, about 250,000 chunks of a 384-wide model): "
     "every store and run looks there before embedding, so a second clone, a worktree or a "
@@ -66,6 +75,20 @@ def _env_int(env: Mapping[str, str], name: str) -> int | None:
     except ValueError:
         raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
     if value <= 0:
+        raise ValueError(f"{name} must be positive, got {raw!r}")
+    return value
+
+
+def _env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from the environment, or `default`."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):
         raise ValueError(f"{name} must be positive, got {raw!r}")
     return value
 
@@ -110,6 +133,8 @@ class Settings:
     models: Path | None = None  # None: home / "models"
     clip_weights: Path | None = None  # None: the downloaded file, if any (docs/images.md)
     session_idle_s: int = 1800
+    mcp_sessions: int = 256  # at most, the least recently used idle one evicted
+    daemon_deadline_s: float = 30.0  # a silent daemon's clients give up after this
     vector_cache_mb: int = 512  # 0: off
     mcp_tools: str = "default"  # or "all": which tools tools/list shows
 
@@ -137,6 +162,8 @@ class Settings:
             models=Path(models_raw).expanduser() if models_raw else None,
             clip_weights=Path(clip_raw).expanduser() if clip_raw else None,
             session_idle_s=_env_int(env, "SEMLITH_MCP_SESSION_IDLE") or 1800,
+            mcp_sessions=_env_int(env, "SEMLITH_MCP_SESSIONS") or 256,
+            daemon_deadline_s=_env_seconds(env, "SEMLITH_DAEMON_DEADLINE", 30.0),
             vector_cache_mb=_env_size(env, "SEMLITH_VECTOR_CACHE_MB", 512),
             mcp_tools=_env_tools(env),
         )

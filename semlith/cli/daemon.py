@@ -59,12 +59,17 @@ def stop(ctx: click.Context) -> None:
     Examples:
       semlith stop
     """
+    from semlith.daemon_client import hung, silent_daemon
+    from semlith.errors import DaemonHung
     from semlith.remote import RemoteLibrary
     from semlith.server.daemon import GRACEFUL_SECONDS, wait_until_gone
 
     with errors():
         lib = library(ctx)
         if not isinstance(lib, RemoteLibrary):
+            silent = silent_daemon(env(ctx).get_settings(), probe=False)  # #47
+            if silent is not None:  # its process lives, and it just did not answer
+                raise DaemonHung(hung(silent))
             click.echo("no semlith daemon is running")
             return
         pid = lib.found.pid

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from semlith.cli import output
@@ -25,7 +27,9 @@ from semlith.types import SkipEntry
 def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
     """Show what a store holds: files, chunks, shards, memory budget, the daemon's watch.
 
-    `--json` prints one object for one store, a list for several.
+    `--json` prints one object for one store, a list for several. A store that cannot be
+    counted (its Milvus engine down) is shown with its error beside the others, and the
+    exit status is then 1.
 
     \b
     Examples:
@@ -39,6 +43,8 @@ def stats(ctx: click.Context, stores: tuple[str, ...], as_json: bool) -> None:
         emit_json(rows[0] if len(rows) == 1 else rows)
     else:
         click.echo("\n\n".join(output.stats(s) for s in found))
+    if any(s.error for s in found):
+        sys.exit(1)
 
 
 @main.command()

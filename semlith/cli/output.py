@@ -159,6 +159,9 @@ def _relevance(hit: Hit, style: Style) -> str:
 
 
 def stats(info: StoreStats) -> str:
+    if info.error:  # it could not be counted: where it is, and why
+        return (f"store      {info.name}  ({info.folder})\nroot       {info.root}\n"
+                f"error      {info.error}")
     shards = info.shards
     lines = [
         f"store      {info.name}  ({info.folder})",

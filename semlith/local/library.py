@@ -36,12 +36,13 @@ from semlith.local.indexing import run_index
 from semlith.local.reader import Reader, holder_of
 from semlith.local.scope import Known, Resolved, resolve
 from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
+from semlith.local.stats import store_stats
 from semlith.local.target import Creator, IndexTarget, index_target
 from semlith.search.searcher import Searcher
 from semlith.search.symbols import find_symbols
 from semlith.setup.inventory import Installation
 from semlith.store import Store
-from semlith.store.checks import cache_summary, vector_tally
+from semlith.store.checks import cache_summary
 from semlith.store.checks import verify as verify_store
 from semlith.types import (
     Answer,
@@ -84,7 +85,7 @@ class LocalLibrary(Reader, Installation):
     def _resolve(self, scope: Scope, *, fallback_all: bool = False,
                  known: list[Known] | None = None) -> Resolved:
         return resolve(scope, self.source.known() if known is None else known,
-                       registered_only=self.agent, fallback_all=fallback_all or self.agent)
+                       registered_only=self.agent, fallback_all=fallback_all)
 
     @contextlib.contextmanager
     def _reading(self, scope: Scope, known: list[Known] | None = None
@@ -203,18 +204,11 @@ class LocalLibrary(Reader, Installation):
                   for path, why in store.corpus.cut_as_text().items())]]
 
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
-        with self._reading(scope) as (opened, _):
-            out = []
-            cache = self.engine.vector_cache
-            shared = None if cache is None else cache_summary(cache)
-            for label, store in opened:
-                indexing, watch = self.source.describe(label)
-                info = store.stats()
-                out.append(StoreStats(**{**info, **vector_tally(store), "name": label},
-                                      indexing=indexing,
-                                      watch=watch, served_by=self.source.served_by,
-                                      vector_cache=shared))
-            return out
+        resolved, cache = self._resolve(scope), self.engine.vector_cache
+        with self.source.reading(resolved.stores) as opened:
+            return store_stats(opened, resolved.stores, self.source,
+                               None if cache is None else cache_summary(cache),
+                               self.settings.home)
 
     def stores(self) -> list[StoreEntry]:
         served = {k.folder.resolve() for k in self.source.known()} \

@@ -10,9 +10,10 @@ argument and an editor's MCP roots mean the same thing everywhere:
 
 With no selector, the stores around the caller's folders (`near`): a `.semlith` at or
 above one of them, registered stores whose root holds one, and registered stores inside
-one (an editor opened on a monorepo). When none is found the CLI fails with a message
-that says what to do, and an agent gets every store with a note saying so. With neither
-selectors nor folders, every store.
+one (an editor opened on a monorepo). When none is found the call fails with a message
+that says what to do: the CLI's names `--store`, an agent's the command that indexes
+its folder and `stores: ["*"]` (issue #45; it used to search every store). With neither
+selectors nor folders (an HTTP client that sends no roots), every store.
 
 Agents name only registered stores (`registered_only`); a person at the CLI may also
 name a store folder that was never registered.
@@ -30,6 +31,7 @@ from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.types import Scope
 
 ALL = "*"
+NAMES_SHOWN = 8  # of the stores an agent's refusal lists (1,365 are registered somewhere)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,13 @@ def resolve(scope: Scope, known: list[Known], *, registered_only: bool,
     if not known:
         raise StoreNotFound(f"no store indexes {scope.near[0]} (none is indexed yet); "
                             "`semlith index DIR` creates one")
+    if registered_only:  # an agent: the command that indexes its folder, or every store
+        folder = f'"{scope.near[0]}"' if " " in scope.near[0] else scope.near[0]
+        names = ", ".join(k.name for k in known[:NAMES_SHOWN]) + \
+            (f" and {len(known) - NAMES_SHOWN} more" if len(known) > NAMES_SHOWN else "")
+        raise StoreNotFound(f"no store indexes {', '.join(scope.near)}; `semlith index "
+                            f'{folder}` indexes it, or pass stores: ["*"] for every store '
+                            f"({names})")
     raise StoreNotFound(f"no store indexes {scope.near[0]}; choose with --store NAME "
                         "(`semlith stores` lists them) or --store '*' for every store")
 

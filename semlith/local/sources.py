@@ -18,7 +18,7 @@ from typing import Protocol
 
 import xxhash
 
-from semlith.base.home import RegisteredStore, free_name, register_store, registered_stores
+from semlith.base.home import RegisteredStore, register_store, registered_stores
 from semlith.base.settings import Settings
 from semlith.errors import DaemonNotRunning, SemlithError, StoreNotFound
 from semlith.local.scope import Known, label_stores
@@ -28,6 +28,8 @@ from semlith.store.milvus.target import MilvusTarget
 from semlith.types import Status, StoreEntry
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name
+# What opening or reading one store of several may raise without failing the call.
+STORE_ERRORS = (SemlithError, OSError, sqlite3.Error)
 
 
 class Opened(list[tuple[str, Store]]):
@@ -45,7 +47,7 @@ def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store
     why in `opened.failed` and return None instead of failing the whole call."""
     try:
         return open()
-    except (SemlithError, OSError, sqlite3.Error) as exc:
+    except STORE_ERRORS as exc:
         if of <= 1:
             raise
         opened.failed.append((known.name, str(exc)))
@@ -55,12 +57,10 @@ def open_or_note(opened: Opened, known: Known, of: int, open: Callable[[], Store
 def register(home: Path, store: Store) -> None:
     """Record the store in SEMLITH_HOME so `semlith serve` (and agents) find it, under a
     name no other store on the machine has (a writable store whose name another holds
-    is renamed: `app-2`; issue #23)."""
-    name, holder = free_name(home, store.folder, store.name)
-    if holder and store.writable:
-        store.rename(name)
+    is renamed: `app-2`; issue #23), chosen under the registry's lock (issue #47)."""
     register_store(home, RegisteredStore(str(store.folder.resolve()),
-                                         str(store.root.resolve()), store.model, store.name))
+                                         str(store.root.resolve()), store.model, store.name),
+                   store.rename if store.writable else None)
 
 
 def renamed(home: Path, store: Store, was: str | None) -> tuple[str, str]:

@@ -38,6 +38,7 @@ from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse
 from semlith.server.mcp import build_mcp
 from semlith.server.portal.routes import is_portal_path, portal_routes
 from semlith.server.portal.session import Sessions
+from semlith.server.sessions import BoundedSessions
 
 # Library calls (MCP tools, /api) run on at most this many worker threads at once. Each
 # thread that reads a store holds a SQLite connection (two descriptors) for as long as
@@ -134,13 +135,14 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
     `sessions`: the portal's (by default over SEMLITH_HOME's portal key)."""
     calls = anyio.CapacityLimiter(CALL_THREADS)
     mcp = build_mcp(agent, calls, listed=settings.mcp_tools)
-    mcp.streamable_http_app(  # creates mcp.session_manager; our Guard checks Host/Origin
-        json_response=True, session_idle_timeout=settings.session_idle_s,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    mcp_sessions = BoundedSessions(  # the SDK's manager, capped (sessions.py)
+        mcp._lowlevel_server, cap=settings.mcp_sessions, idle_s=settings.session_idle_s,
+        json_response=True,  # our Guard checks Host and Origin:
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with mcp.session_manager.run():
+        async with mcp_sessions.run():
             if on_startup is not None:
                 on_startup()
             yield
@@ -152,7 +154,7 @@ def create_app(settings: Settings, *, agent: Library, person: Library, keys: Key
 
     routes = [
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/mcp", JsonRpcGuard(StreamableHTTPASGIApp(mcp.session_manager)),
+        Route("/mcp", JsonRpcGuard(StreamableHTTPASGIApp(mcp_sessions)),
               methods=["GET", "POST", "DELETE"]),
         stop_route(on_stop),
         *api_routes(person, calls),

@@ -34,6 +34,7 @@ from semlith.base.home import (
     write_discovery,
 )
 from semlith.base.settings import Settings
+from semlith.daemon_client import hung, silent_daemon
 from semlith.embed.text import Embedder
 from semlith.errors import CannotServe
 from semlith.index.watch import DEBOUNCE_SECONDS
@@ -194,6 +195,9 @@ def serve(settings: Settings, stores: Sequence[str] = (), port: int | None = Non
           embedder_factory: Callable[[str], Embedder] | None = None) -> None:
     """Run the daemon until stopped. Raises CannotServe when it cannot start."""
     home = settings.home
+    silent = silent_daemon(settings)  # its process lives, and it answers nothing
+    if silent is not None:
+        raise CannotServe(hung(silent))
     running = read_discovery(home)
     if running is not None:
         raise CannotServe(f"a semlith daemon already runs (pid {running.pid}, port "

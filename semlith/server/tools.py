@@ -115,6 +115,9 @@ async def semlith_stats(ctx: Context, stores: Stores = []) -> str:  # noqa: B006
     """Stores served, their size, model, and whether indexing is running."""
     out = []
     for info in await call(ctx, "stats", scope=await scope_of(ctx, stores)):
+        if info.error:  # one store that failed does not hide the others (#47)
+            out.append(f"{info.name}: not counted: {info.error}")
+            continue
         out.append(f"{info.name}: root {info.root}, {counted(info.files, 'file')} "
                    f"({info.pending_files} pending), {counted(info.chunks, 'chunk')}"
                    + (f" ({info.pending_chunks} not embedded yet)"

@@ -11,10 +11,16 @@ a new session by replaying the editor's own `initialize` (the answer stays here)
 `notifications/initialized`, and sends again every request not yet answered; a
 2026-07-28 request needs no session, only the resend.
 
-It is bounded: a request waits at most RETRY_SECONDS from its first failure, then is
-answered with UNREACHABLE; the next request starts a new round. An answer reaches the
-editor at most once, only for an id still pending, so a request the daemon answered
-before it died is never sent again.
+It is bounded by the deadline (`SEMLITH_DAEMON_DEADLINE`, 30 s): a request waits at
+most that long from its first failure, then is answered with UNREACHABLE (or, when the
+daemon's process lives but answers nothing, with what daemon_client.hung says); the next
+request starts a new round. A daemon that stops answering while requests wait on it
+(SIGSTOP, a hang: the connection stays open and the SDK's read waits 300 s) is found by
+its health check, which `_watch` sends while any request waits: when none has been
+answered for the deadline, the waiting requests get the error and the session is
+dropped. A daemon busy with a long call (an index run) answers its checks, and the call
+waits. An answer reaches the editor at most once, only for an id still pending, so a
+request the daemon answered before it died is never sent again.
 """
 
 from __future__ import annotations
@@ -45,12 +51,12 @@ from mcp.types import (
 
 from semlith.base.home import Discovery, agent_key
 from semlith.base.settings import Settings
-from semlith.daemon_client import running, start_in_background
-from semlith.errors import DaemonError
+from semlith.daemon_client import PROBES, hung, running, start_in_background
+from semlith.errors import DaemonError, DaemonHung
 
 log = logging.getLogger("semlith.proxy")
-RETRY_SECONDS = 30.0  # how long a failed request waits for a daemon before its error
 BACKOFF = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # pauses before successive attempts (then 8 s)
+SLACK_SECONDS = 0.5  # a failed request is given up this long before its deadline
 CLOSE_SECONDS = 5.0  # how long ending the session at exit may take
 UNREACHABLE = "the semlith daemon is not reachable; start it with `semlith serve`"
 REPLAY_ID = "semlith-proxy-initialize"
@@ -91,6 +97,7 @@ class _Link:
         self.version: str | None = None
         self.session_id: str | None = None
         self.sent: set[Any] = set()
+        self.requested = anyio.Event()  # a request went out (wakes `Upstream._watch`)
         self.up = False
 
     def fail(self) -> None:
@@ -108,6 +115,7 @@ class _Link:
     async def send(self, msg: JSONRPCMessage, headers: dict[str, str]) -> None:
         if isinstance(msg, JSONRPCRequest):
             self.sent.add(msg.id)
+            self.requested.set()
         try:
             await self.write.send(SessionMessage(
                 msg, metadata=ClientMessageMetadata(headers=dict(headers))))
@@ -133,6 +141,8 @@ class Upstream:
         self._wanted = anyio.Event()  # a request waits for a session
         self._changed = anyio.Event()  # a pending request was answered or dropped
         self._broken = False  # a session failed since the last one came up
+        self.deadline = settings.daemon_deadline_s
+        self._why = UNREACHABLE  # what an overdue request is answered with
 
     async def send(self, msg: JSONRPCMessage, headers: dict[str, str]) -> None:
         """Forward one message of the editor's; a request is kept until it is answered.
@@ -199,6 +209,7 @@ class Upstream:
                         anyio.create_task_group() as group:
                     link.write, link.scope = write, group.cancel_scope
                     group.start_soon(self._read, read, link)
+                    group.start_soon(self._watch, link)
                     with anyio.move_on_after(self._patience()):
                         await self._reopen(link)
                     if link.up:
@@ -273,19 +284,48 @@ class Upstream:
             await self.deliver(msg)
         self._changed.set()
 
+    async def _watch(self, link: _Link) -> None:
+        """While requests wait on this session, check the daemon's health; when it has
+        answered no check for the deadline, answer them with the error and drop the
+        session. (Each round takes at most 2 * `every`, so the give-up is in time.)"""
+        every, heard = self.deadline / PROBES, anyio.current_time()
+
+        def waiting() -> list[Any]:
+            return [key for key in self._pending if key in link.sent]
+
+        async with httpx2.AsyncClient(timeout=every) as probe:
+            while True:
+                if not waiting():  # asleep until a request goes out (no idle wake-ups)
+                    link.requested = anyio.Event()
+                    await link.requested.wait()
+                    heard = anyio.current_time()
+                await anyio.sleep(every)
+                if not waiting() or await _healthy(probe, link.found):
+                    heard = anyio.current_time()
+                elif anyio.current_time() + 2 * every > heard + self.deadline:
+                    break
+        message, given_up = hung(link.found, anyio.current_time() - heard), waiting()
+        for key in given_up:
+            await self._answer(JSONRPCError(jsonrpc="2.0", id=key, error=ErrorData(
+                code=INTERNAL_ERROR, message=message)))
+        notice(f"{message} (answered {len(given_up)} request(s) with this error)")
+        link.fail()
+
     def _drop(self, request_id: Any) -> None:
         if self._pending.pop(request_id, None) is not None:
             self._changed.set()
 
     def _start_clocks(self) -> None:
-        due = anyio.current_time() + RETRY_SECONDS
+        # Due a little before the deadline: finding the daemon runs on a thread, and the
+        # error must still reach the editor in time (measured: 0.2 s late without it).
+        due = anyio.current_time() + max(self.deadline - SLACK_SECONDS, self.deadline / 2)
         for entry in self._pending.values():
             entry.due = due if entry.due is None else entry.due
 
     def _patience(self) -> float:
-        """Seconds until the first pending request is due (RETRY_SECONDS when none is)."""
+        """Seconds until the first pending request is due (the deadline when none is)."""
         dues = [e.due for e in self._pending.values() if e.due is not None]
-        return max(0.1, min(dues) - anyio.current_time()) if dues else RETRY_SECONDS
+        return max(0.1, min(dues) - anyio.current_time()) if dues else self.deadline
 
     async def _give_up_overdue(self) -> None:
         now, failed = anyio.current_time(), 0
@@ -293,9 +333,9 @@ class Upstream:
             if entry.due is not None and entry.due <= now:
                 failed += 1
                 await self._answer(JSONRPCError(jsonrpc="2.0", id=key, error=ErrorData(
-                    code=INTERNAL_ERROR, message=UNREACHABLE)))
+                    code=INTERNAL_ERROR, message=self._why)))
         if failed:
-            notice(f"{UNREACHABLE} (answered {failed} request(s) with this error)")
+            notice(f"{self._why} (answered {failed} request(s) with this error)")
 
     async def _find(self) -> Discovery | None:
         """The daemon that answers, started as at startup if none does; None if none
@@ -308,10 +348,21 @@ class Upstream:
 
     def _find_or_start(self) -> Discovery | None:
         try:
-            return running(self.settings) or start_in_background(self.settings)
+            found = running(self.settings) or start_in_background(self.settings)
         except DaemonError as exc:
             log.info("no daemon: %s", exc)
+            self._why = str(exc) if isinstance(exc, DaemonHung) else UNREACHABLE
             return None
+        self._why = UNREACHABLE
+        return found
+
+
+async def _healthy(probe: httpx2.AsyncClient, found: Discovery) -> bool:
+    """Whether the daemon answers its health check within the client's time-out."""
+    try:
+        return (await probe.get(f"{found.url}/healthz")).status_code == 200
+    except httpx2.HTTPError:
+        return False
 
 
 async def _end(http: httpx2.AsyncClient, link: _Link) -> None:

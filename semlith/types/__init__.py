@@ -273,6 +273,7 @@ class StoreStats(Value):
     # the machine-wide cache: folder, entries, bytes, max_bytes, models, errors (absent
     # when it is off)
     vector_cache: dict[str, Any] | None = None
+    error: str = ""  # why it could not be counted (the counts are then 0; issue #47)
 
     @property
     def watch_line(self) -> str:

@@ -59,14 +59,19 @@ def test_a_search_near_a_project_covers_only_its_stores(two: tuple[Path, Path],
     assert {h.store for h in answer.hits} == {"proj"}
 
 
-def test_every_store_on_request_and_with_a_note_when_no_store_covers_the_folder(
+def test_every_store_on_request_and_a_refusal_when_no_store_covers_the_folder(
         two: tuple[Path, Path], settings: Settings, tmp_path: Path) -> None:
+    """#45: an agent in a folder no store covers searched every store; it is told how to
+    index the folder, or to ask for every store."""
     lib = library(settings, agent=True)
     everything = lib.search("deployment", k=10, scope=Scope(("*",)))
     assert set(everything.stores) == {"proj", "other"}
-    elsewhere = lib.search("deployment", k=10, scope=Scope(near=(str(tmp_path / "x"),)))
-    assert set(elsewhere.stores) == {"proj", "other"}
-    assert "no store indexes" in elsewhere.note
+    elsewhere = str(tmp_path / "my work")
+    with pytest.raises(StoreNotFound) as refused:
+        lib.search("deployment", k=10, scope=Scope(near=(elsewhere,)))
+    assert str(refused.value) == (
+        f'no store indexes {elsewhere}; `semlith index "{elsewhere}"` indexes it, or pass '
+        'stores: ["*"] for every store (proj, other)')
 
 
 def test_the_cli_refuses_a_folder_no_store_covers(two: tuple[Path, Path], settings: Settings,

@@ -182,7 +182,8 @@ def test_cli_index_of_a_held_store_goes_to_the_daemon(served: Daemon) -> None:
 def test_stdio_proxy_forwards_to_the_running_daemon(served: Daemon) -> None:
     async def run() -> tuple[str, str]:
         params = StdioServerParameters(command=sys.executable, args=["-m", "semlith", "mcp"],
-                                       env=env_for(served.home))
+                                       env=env_for(served.home),
+                                       cwd=served.home.parent / "sample")
         with open(served.home / "proxy.err", "w") as errors:
             async with stdio_client(params, errlog=errors) as (read, write), \
                     ClientSession(read, write) as session:

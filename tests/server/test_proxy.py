@@ -24,27 +24,13 @@ from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_cl
 
 from semlith.server.upstream import UNREACHABLE
 from tests.daemon_util import env_for, indexed_sample, start_daemon, wait_model
+from tests.daemon_util import serve_processes as _serve_processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 FALLBACK = "serving the tools in this process"
 MODERN = "2026-07-28"
 RESTARTED = re.compile(r"semlith mcp: the daemon restarted \(pid (\d+) -> (\d+)\); reconnected")
 SESSION_ID = re.compile(rb"mcp-session-id: *([0-9a-f]+)", re.IGNORECASE)
-
-
-def _serve_processes(home: Path) -> list[psutil.Process]:
-    """`semlith serve` processes whose SEMLITH_HOME is `home`."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            cmdline = proc.info["cmdline"] or []
-            args = [a for a in cmdline[1:] if a != "-P"]  # the proxy starts it with -P
-            if args[:3] == ["-m", "semlith", "serve"] and \
-                    proc.environ().get("SEMLITH_HOME") == str(home):
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
 
 
 @pytest.fixture
@@ -107,8 +93,8 @@ def test_two_proxies_start_one_daemon_and_share_it(home: Path) -> None:
 
     async def proxy(n: int) -> None:
         with open(home / f"proxy-{n}.err", "w") as errlog:
-            async with stdio_client(_proxy(env), errlog=errlog) as (read, write), \
-                    ClientSession(read, write) as session:
+            async with stdio_client(_proxy(env, home.parent / "sample"), errlog=errlog) as (
+                    read, write), ClientSession(read, write) as session:
                 init = await session.initialize()
                 up[n].set()
                 await go.wait()
@@ -151,7 +137,8 @@ def test_the_proxy_serves_the_tools_itself_when_no_daemon_can_start(
 
         async def run() -> tuple[list[str], types.CallToolResult]:
             with open(tmp_path / "proxy.err", "w") as errlog, anyio.fail_after(120):
-                async with stdio_client(_proxy(env), errlog=errlog) as (read, write), \
+                async with stdio_client(_proxy(env, home.parent / "sample"),
+                                        errlog=errlog) as (read, write), \
                         ClientSession(read, write) as session:
                     await session.initialize()
                     tools = await session.list_tools()

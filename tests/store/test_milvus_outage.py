@@ -9,6 +9,8 @@ docs/performance.md ("Milvus backend: an engine that goes down").
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import sys
 import threading
@@ -19,17 +21,20 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from starlette.testclient import TestClient
 
-from semlith.base.home import registered_stores
+from semlith.base.home import agent_key, control_key, registered_stores
 from semlith.base.settings import Settings
 from semlith.errors import BackendError
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
+from semlith.server.app import Keys, create_app
 from semlith.store.milvus.check import local_ids
-from semlith.types import Answer, Scope
+from semlith.types import Answer, Scope, StoreStats
 from tests.conftest import RecordingFactory
 from tests.daemon_util import SAMPLE, semlith
 from tests.milvus_util import MilvusServer, free_port
+from tests.server_util import ACCEPT, Served, call_tool, open_session
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32",
                                                    reason="milvus-lite has no Windows build")]
@@ -191,3 +196,43 @@ def test_the_cli_reports_a_down_engine_in_one_line(tmp_path: Path) -> None:
     assert len(errors) == 1, done.stderr  # pymilvus logged each attempt too
     assert errors[0].startswith(f"semlith: error: cannot reach Milvus at milvus://127.0.0.1:"
                                 f"{port}/code?repo=app since ")
+
+
+def _stats_entries(library: LocalLibrary) -> dict[str, StoreStats]:
+    return {s.name: s for s in within(AT_ONCE_GUARD_S + READ_GUARD_S,
+                                      lambda: library.stats(scope=EVERY))}
+
+
+def test_stats_of_every_store_answers_for_the_others_when_an_engine_is_down(
+        daemon: Daemon, engine: MilvusServer, settings: Settings) -> None:
+    """#47: with one Milvus engine down, `stats --store '*'` failed whole."""
+    engine.kill()
+    for library in (daemon.library, LocalLibrary(settings, embedder_factory=RecordingFactory())):
+        found = _stats_entries(library)  # held by the daemon, then opened for the call
+        assert sorted(found) == ["local", "remote"]
+        assert found["local"].error == "" and found["local"].files == 9
+        remote = found["remote"]
+        assert remote.error.startswith("cannot reach Milvus at milvus://127.0.0.1:")
+        assert remote.root == str(daemon.remote.resolve()) and remote.model == "test-hash"
+        with pytest.raises(BackendError, match="cannot reach Milvus"):  # asked of it alone
+            within(READ_GUARD_S, lambda lib=library: lib.stats(scope=REMOTE))
+    # the CLI, as people run it: both stores shown, the failure in one line, exit 1
+    shown = semlith(settings.home, "stats", "--store", "*", timeout=120)
+    assert shown.returncode == 1, shown.stderr
+    assert "store      local" in shown.stdout and "files      9 (0 pending)" in shown.stdout
+    assert re.search(r"store      remote .*\nroot       .*\nerror      cannot reach Milvus at ",
+                     shown.stdout), shown.stdout
+    as_json = semlith(settings.home, "stats", "--store", "*", "--json", timeout=120)
+    rows = {r["name"]: r for r in json.loads(as_json.stdout)}
+    assert as_json.returncode == 1 and rows["local"]["error"] == "" and \
+        rows["remote"]["error"].startswith("cannot reach Milvus"), as_json.stderr
+    # an agent's semlith_stats: a line for each store
+    app = create_app(settings, agent=daemon.library, person=daemon.library,
+                     keys=Keys(agent_key(settings.home), control_key(settings.home)))
+    with TestClient(app, base_url="http://127.0.0.1:7365") as client:
+        auth = {"Authorization": f"Bearer {agent_key(settings.home)}", **ACCEPT}
+        served = Served(client, agent_key(settings.home), "", open_session(client, auth))
+        text, failed = call_tool(served, "semlith_stats", {"stores": ["*"]})
+    assert not failed, text
+    assert re.search(r"^local: root .*, 9 files", text, re.M), text
+    assert re.search(r"^remote: not counted: cannot reach Milvus at ", text, re.M), text
