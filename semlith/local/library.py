@@ -24,7 +24,7 @@ from semlith.base.home import registered_stores
 from semlith.base.settings import Settings
 from semlith.base.weights import Weights
 from semlith.embed.text import Embedder
-from semlith.errors import BadTarget, ModelError, SemlithError, UnknownSymbol
+from semlith.errors import BadTarget, Hint, ModelError, SemlithError, UnknownSymbol
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -224,8 +224,8 @@ class LocalLibrary(Installation):
                     passage = file_passage(hit.store, store, Target(
                         hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
                     return with_symbol(passage, hit.qualname or hit.name)
-        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}; "
-                        "semlith_files lists files, semlith_search finds code")
+        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}",
+                        hint=Hint.FIND)
 
     def _holder_of(self, path: Path, known: list[Known]) -> Known:
         holding = roots_holding(path, known)
@@ -384,8 +384,8 @@ class LocalLibrary(Installation):
             removed = opened.forget(rel)
             if not removed:  # "forgot 0 files" read as success (issue #25)
                 raise BadTarget(f"{path!r} matches no indexed file of store {label!r} "
-                                "(paths are taken literally, not as patterns); "
-                                "semlith_files lists them")
+                                "(paths are taken literally, not as patterns)",
+                                hint=Hint.LIST_FILES)
             return removed
 
 

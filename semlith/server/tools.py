@@ -33,7 +33,7 @@ from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
 from semlith import __version__
-from semlith.errors import SemlithError
+from semlith.errors import Hint, SemlithError, worded
 from semlith.ingest.names import escape_name
 from semlith.library import Library
 from semlith.server import answers
@@ -49,6 +49,13 @@ INSTRUCTIONS = ("Semantic + keyword code search over the user's indexed folders.
                 "semlith_search to grep for questions; semlith_read to see exact lines.")
 
 
+# A library error's next step, as an agent takes it (the CLI's words: cli/base.py).
+HINTS = {Hint.LIST_FILES: "semlith_files lists them",
+         Hint.FIND: "semlith_files lists files, semlith_search finds code",
+         Hint.CHOOSE_STORE: 'pass stores: ["NAME"] or stores: ["*"] for every store',
+         Hint.INDEX: "the user creates one with `semlith index DIR`"}
+
+
 def _failure(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
@@ -61,7 +68,7 @@ def _answers(func: Callable[..., Awaitable[str | CallToolResult]]
         try:
             return await func(*args, **kwargs)
         except (SemlithError, ValueError, PermissionError) as exc:
-            return _failure(str(exc))
+            return _failure(worded(exc, HINTS))
     return run
 
 
