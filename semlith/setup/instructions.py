@@ -21,11 +21,13 @@ BLOCK = """## Code search: semlith
 
 - For a question about this code ("where is X handled?", "how does Y work?"), call
   `semlith_search` before grep or reading whole files: it answers with
-  `path:start-end` locators, best first.
+  `path:start-end` locators, best first. `semlith_brief` answers in one call with the
+  best locators, their callers and callees, and the best passage.
 - Then `semlith_read` just the lines you need (a locator, or a symbol name), and
   `semlith_symbol` to find where a function, class or type is defined.
-- Keep grep for exact strings you already know. After large edits, `semlith_index`
-  brings the index up to date.
+- Before changing a function, `semlith_impact` shows what calls it, transitively, and
+  `semlith_neighbors` its callers and callees.
+- Keep grep for exact strings you already know.
 """
 CURSOR_RULE = ("---\ndescription: When to use semlith's code search tools\n"
                "alwaysApply: true\n---\n")

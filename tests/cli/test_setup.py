@@ -274,3 +274,13 @@ def test_json_carries_the_instructions(places: Path) -> None:
     assert "semlith_read" in out["instructions"]["text"] and out["instructions"]["written"] is None
     out = json.loads(ok(run("setup", "gemini", "--write", "--json")).stdout)
     assert out["instructions"]["written"] is True
+
+
+def test_the_instruction_block_names_only_the_listed_tools() -> None:
+    import re
+
+    from semlith.server.tools import LISTED
+    from semlith.setup.instructions import BLOCK
+
+    named = set(re.findall(r"semlith_[a-z]+", BLOCK))
+    assert named == LISTED  # each listed tool, and none an agent's tools/list hides
