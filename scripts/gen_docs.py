@@ -1,6 +1,7 @@
 """Regenerate docs/cli.md's reference (from --help), docs/configuration.md (from SETTINGS_DOC),
 docs/languages.md, and two sections of docs/clients.md: the per-client one (from
-semlith/setup/clients.py) and the tool table (from the MCP tools' own schemas).
+semlith/setup/clients.py, laid out by semlith/setup/reference.py) and the tool table (from
+the MCP tools' own schemas).
 
 usage: python scripts/gen_docs.py [--check]   (--check exits 1 when a file is stale)
 """
@@ -146,7 +147,7 @@ def _section(current: str, begin: str, text: str, name: str = "clients.md") -> s
 
 def clients(current: str) -> str:
     """docs/clients.md with its generated sections replaced; the rest is written by hand."""
-    from semlith.setup.clients import reference
+    from semlith.setup.reference import reference
 
     current = _section(current, "<!-- generated from semlith/setup/clients.py by "
                                 "scripts/gen_docs.py: begin -->\n", reference())

@@ -5,11 +5,43 @@ They live together so that every boundary can name them: the CLI prints any
 `SemlithError` (and `ValueError`) as one line, the MCP tools return it as a sentence,
 and the daemon's JSON API sends its class name (`{"error", "kind"}`), which the
 daemon-backed library (semlith/remote.py) raises again as the same class.
+
+A message names no command: a person reads it from the CLI and an agent from an MCP
+tool, and each acts in its own terms. Where a message points to a next step, the error
+carries a `Hint`, which each adapter words for its reader (`worded`): the CLI names
+commands and flags (`semlith files`, `--store`), an MCP tool names tools and arguments
+(`semlith_files`, `stores`). The daemon's API carries the hint beside the message.
 """
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class Hint(StrEnum):
+    """A next step a message points to, worded by each adapter."""
+
+    LIST_FILES = "list-files"  # see what is indexed
+    FIND = "find"  # see what is indexed, or search for it
+    CHOOSE_STORE = "choose-store"  # name a store, or every store
+    INDEX = "index"  # create a store
+
+
+HINT_NAMES = frozenset(hint.value for hint in Hint)
 
 
 class SemlithError(Exception):
     """Base of every error semlith reports to a person or an agent in one line."""
+
+    def __init__(self, *args: object, hint: Hint | str | None = None) -> None:
+        super().__init__(*args)
+        # the daemon's API carries the hint as text ("" for none)
+        self.hint = Hint(hint) if isinstance(hint, str) and hint in HINT_NAMES else None
+
+
+def worded(exc: BaseException, words: Mapping[Hint, str]) -> str:
+    """`exc`'s message, with its hint (if any) in the words of one adapter."""
+    hint = getattr(exc, "hint", None)
+    return f"{exc}; {words[hint]}" if isinstance(hint, Hint) and hint in words else str(exc)
 
 
 class StoreNotFound(SemlithError):

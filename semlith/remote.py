@@ -31,11 +31,13 @@ from semlith.types import IndexReport, Progress, Status, StoreEntry, Watched, fr
 TIMEOUT = 600.0
 
 
-def _error(kind: str, message: str) -> Exception:
+def _error(kind: str, message: str, hint: object = None) -> Exception:
     """The exception a daemon error body names: the same class of semlith/errors.py (or
     the built-in), so a caller can tell them apart whether or not a daemon answered."""
     cls = getattr(errors, kind, None) if not kind.startswith("_") else None
-    if isinstance(cls, type) and issubclass(cls, (errors.SemlithError, ValueError)):
+    if isinstance(cls, type) and issubclass(cls, errors.SemlithError):
+        return cls(message, hint=str(hint or ""))
+    if isinstance(cls, type) and issubclass(cls, ValueError):
         return cls(message)
     builtin = {"ValueError": ValueError, "PermissionError": PermissionError}.get(kind)
     return builtin(message) if builtin is not None else errors.DaemonError(message)
@@ -98,7 +100,7 @@ class RemoteLibrary(Installation, Library):
             except ValueError:
                 answer = {}
             message = answer.get("error") or f"the daemon answered HTTP {exc.code}"
-            raise _error(str(answer.get("kind", "")), message) from None
+            raise _error(str(answer.get("kind", "")), message, answer.get("hint")) from None
         except (urllib.error.URLError, OSError) as exc:
             raise errors.DaemonError(f"the daemon on port {self.found.port} did not answer "
                               f"({exc})") from None
@@ -136,7 +138,7 @@ class RemoteLibrary(Installation, Library):
             elif "skip" in item and on_skip is not None:
                 on_skip(*item["skip"])
             elif "error" in item:
-                raise _error(str(item.get("kind", "")), str(item["error"]))
+                raise _error(str(item.get("kind", "")), str(item["error"]), item.get("hint"))
             elif "report" in item:
                 return from_json(IndexReport, item["report"])
         raise errors.DaemonError("the daemon ended the index run without a report")

@@ -1,13 +1,15 @@
 """The client table: where each client's config lives on each system, and how it is
-told to start `semlith mcp`."""
+told to start `semlith mcp` (and how doctor reads that back)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
 from semlith.setup import clients
+from semlith.setup.launch import Launch, argv_of, locate, problem
 
 
 @pytest.mark.parametrize(("system", "environ", "client", "want"), [
@@ -27,6 +29,19 @@ from semlith.setup import clients
     ("linux", {}, "codex", "/h/.codex/config.toml"),
     ("linux", {}, "gemini", "/h/.gemini/settings.json"),
     ("linux", {}, "claude-code", "/h/.claude.json"),
+    ("win32", {}, "windsurf", "/h/.codeium/windsurf/mcp_config.json"),
+    ("darwin", {}, "cline", "/h/.cline/data/settings/cline_mcp_settings.json"),
+    ("darwin", {}, "roo-code", "/h/Library/Application Support/Code/User/globalStorage/"
+     "rooveterinaryinc.roo-cline/settings/mcp_settings.json"),
+    ("win32", {"APPDATA": "C:/R"}, "roo-code",
+     "C:/R/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"),
+    ("linux", {"XDG_CONFIG_HOME": "/x"}, "kilo-code", "/x/kilo/kilo.jsonc"),
+    ("win32", {"XDG_CONFIG_HOME": "/x"}, "kilo-code", "/h/.config/kilo/kilo.jsonc"),
+    ("win32", {}, "continue", "/h/.continue/config.yaml"),
+    ("linux", {"XDG_CONFIG_HOME": "/x"}, "opencode", "/x/opencode/opencode.json"),
+    ("darwin", {}, "opencode", "/h/.config/opencode/opencode.json"),
+    ("darwin", {}, "goose", "/h/.config/goose/config.yaml"),
+    ("win32", {"APPDATA": "C:/R"}, "goose", "C:/R/Block/goose/config/config.yaml"),
 ])
 def test_each_system_has_its_own_places(system: str, environ: dict[str, str], client: str,
                                         want: str) -> None:
@@ -39,16 +54,60 @@ def test_symbolic_places_use_each_systems_own_notation() -> None:
     assert clients.Places.symbolic("darwin").home == PurePosixPath("~")
 
 
-def test_locate_prefers_path_then_the_script_beside_python(tmp_path: Path) -> None:
-    assert clients.locate(which=lambda name: "/usr/bin/semlith").command == "semlith"
-    python = tmp_path / "bin" / "python"
-    python.parent.mkdir()
-    bare = clients.locate(which=lambda name: None, python=str(python))
-    assert bare.args == ("-P", "-m", "semlith", "mcp") and bare.command == str(python)
-    (tmp_path / "bin" / "semlith").write_text("")
-    script = clients.locate(which=lambda name: None, python=str(python))
-    assert script.command == str(tmp_path / "bin" / "semlith") and script.args == ("mcp",)
-    assert "not on PATH" in script.note
+def test_settings_clients_have_no_file_on_any_system() -> None:
+    jetbrains = clients.find("jetbrains")
+    assert clients.config_path(jetbrains, clients.Places.here()) is None
+    assert clients.config_path(jetbrains, clients.Places.here(), Path("/p")) is None
+    assert clients.locations(jetbrains) == {} and "AI Assistant" in jetbrains.settings
+
+
+def test_locate_names_the_running_script_then_the_one_beside_python(tmp_path: Path) -> None:
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    (tmp_path / "pipx").mkdir()
+    python = tmp_path / "venv" / "bin" / "python"
+    bare = locate(argv0="/x/pytest", python=str(python))  # no script anywhere
+    assert bare.argv == (str(python), "-P", "-m", "semlith", "mcp") and bare.note
+    (tmp_path / "venv" / "bin" / "semlith").write_text("")
+    beside = locate(argv0="/x/pytest", python=str(python))
+    assert beside == Launch(str(tmp_path / "venv" / "bin" / "semlith"))
+    running = tmp_path / "pipx" / "semlith"  # the script that ran setup comes first
+    running.write_text("")
+    assert locate(argv0=str(running), python=str(python)).argv == (str(running), "mcp")
+    os.chdir(tmp_path)
+    assert locate(argv0="pipx/semlith", python=str(python)).command == str(running)
+
+
+@pytest.mark.parametrize(("entry", "argv"), [
+    ({"command": "/a/semlith", "args": ["mcp"]}, ("/a/semlith", "mcp")),
+    ({"type": "local", "command": ["/a/semlith", "mcp"]}, ("/a/semlith", "mcp")),
+    ({"type": "stdio", "cmd": "/a/semlith", "args": ["mcp"]}, ("/a/semlith", "mcp")),
+    ({"command": "semlith"}, ("semlith",)),
+    ({"url": "http://127.0.0.1:7365/mcp"}, None),
+    ({"command": ["semlith", 3]}, None),
+])
+def test_argv_of_reads_every_clients_fields(entry: dict[str, object],
+                                            argv: tuple[str, ...] | None) -> None:
+    assert argv_of(entry) == argv
+
+
+def test_problem_judges_the_command_a_client_runs(tmp_path: Path) -> None:
+    script = tmp_path / "venv" / "bin" / "semlith"
+    script.parent.mkdir(parents=True)
+    script.write_text("")
+    link = tmp_path / "link"
+    link.symlink_to(script)
+    other = tmp_path / "other" / "semlith"
+    other.parent.mkdir()
+    other.write_text("")
+    launch = Launch(str(script))
+    assert problem((str(script), "mcp"), launch) == ""
+    assert problem((str(link), "mcp"), launch) == ""  # the same file by another path
+    assert "other than this one" in problem((str(other), "mcp"), launch)
+    assert "does not exist" in problem(("/gone/semlith", "mcp"), launch)
+    assert "may not find" in problem(("semlith", "mcp"), launch, which=lambda n: "/x")
+    assert "not on PATH" in problem(("semlith", "mcp"), launch, which=lambda n: None)
+    assert "not `semlith mcp`" in problem((str(script), "serve"), launch)
+    assert problem(None, launch) == "names no command to start"
 
 
 def test_unknown_client_lists_the_choices() -> None:

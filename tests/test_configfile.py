@@ -1,4 +1,5 @@
-"""Merging into config files: JSONC read and edited in place, TOML tables, refusals."""
+"""Merging into config files: JSONC read and edited in place, TOML tables, YAML blocks,
+refusals."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semlith.setup import jsonc
+from semlith.setup import jsonc, yamlfile
 from semlith.setup.configfile import Outcome, Syntax, merge_into, merged
 
 SEMLITH = {"command": "semlith", "args": ["mcp"]}
@@ -95,3 +96,71 @@ def test_merge_into_an_empty_file(tmp_path: Path) -> None:
 def test_merge_into_a_folder_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cannot read"):
         merge_into(tmp_path, {"servers": {"semlith": SEMLITH}}, Syntax.JSON)
+
+
+# -- YAML (goose, Continue) ------------------------------------------------------------
+
+GOOSE = {"extensions": {"semlith": {"type": "stdio", "cmd": "/v/bin/semlith", "args": ["mcp"],
+                                    "envs": {}, "timeout": 300}}}
+CONTINUE = {"mcpServers": [{"name": "semlith", "command": "/v/bin/semlith", "args": ["mcp"]}]}
+
+
+@pytest.mark.parametrize(("text", "config"), [
+    ("", GOOSE),
+    ("# only a comment\n", GOOSE),
+    ("GOOSE_MODEL: x\nextensions:\n", GOOSE),  # an empty block reads as null
+    ("extensions: {}  # none yet\nGOOSE_MODEL: x\n", GOOSE),
+    ("extensions:\n    dev:\n        enabled: true\n\n# next\nGOOSE_MODEL: x\n", GOOSE),
+    ("extensions:\n  semlith:\n    cmd: semlith\n    args: [mcp]\n  dev: {enabled: true}\n",
+     GOOSE),
+    ("mcpServers: []\n", CONTINUE),
+    ("mcpServers:\n- name: other\n  command: x\n", CONTINUE),  # dashes at the key's column
+    ("mcpServers:\n  - name: semlith\n    command: semlith\n  - name: b\n    command: y\n",
+     CONTINUE),
+])
+def test_yaml_edits_agree_with_the_data_merge(tmp_path: Path, text: str,
+                                              config: dict[str, Any]) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    before = yamlfile.loads(text) or {}
+    merge_into(path, config, Syntax.YAML)
+    edited = path.read_text()
+    assert yamlfile.loads(edited) == merged(before, config)
+    assert "# " not in text or text.split("# ", 1)[1].split("\n")[0] in edited
+    assert merge_into(path, config, Syntax.YAML).outcome is Outcome.UNCHANGED
+
+
+@pytest.mark.parametrize("text", [
+    "extensions: {dev: {enabled: true}}\n",  # flow style: not edited as text
+    "extensions: [1, 2]\n",  # not a table
+    "extensions:\n  - a\n",
+    "extensions: &x\n  dev: 1\nother: *x\n",
+    "a: [unclosed\n",  # not YAML
+    "- a list\n",
+])
+def test_yaml_that_cannot_be_edited_is_refused_untouched(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=str(path)):
+        merge_into(path, GOOSE, Syntax.YAML)
+    assert path.read_text() == text and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_a_new_file_starts_with_what_the_client_requires(tmp_path: Path) -> None:
+    path = tmp_path / "mcpServers" / "semlith.yaml"
+    head = {"name": "semlith", "version": "0.0.1", "schema": "v1"}
+    assert merge_into(path, CONTINUE, Syntax.YAML, head).outcome is Outcome.CREATED
+    assert yamlfile.loads(path.read_text()) == {**head, **CONTINUE}
+    assert merge_into(path, CONTINUE, Syntax.YAML, head).outcome is Outcome.UNCHANGED
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=6),
+                       SCALARS | st.lists(SCALARS, max_size=3) |
+                       st.dictionaries(st.text(min_size=1, max_size=6), SCALARS, max_size=3),
+                       max_size=4))
+def test_yaml_layout_reads_back_as_the_same_data(config: dict[str, Any]) -> None:
+    assert (yamlfile.loads(yamlfile.dumps(config)) or {}) == config

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from semlith import __version__
-from semlith.errors import SemlithError
+from semlith.errors import Hint, SemlithError, worded
 from semlith.types import Scope
 
 if TYPE_CHECKING:
@@ -28,6 +28,13 @@ if TYPE_CHECKING:
     from semlith.library import EmbedderFactory, Library
 
 INTERRUPTED = 130
+# A library error's next step, as a person at a shell takes it (an MCP tool words the
+# same hints with tools and arguments: semlith/server/tools.py).
+HINTS = {Hint.LIST_FILES: "`semlith files` lists them",
+         Hint.FIND: "`semlith files` lists files, `semlith search` finds code",
+         Hint.CHOOSE_STORE: "choose with --store NAME (`semlith stores` lists them) or "
+                            "--store '*' for every store",
+         Hint.INDEX: "`semlith index DIR` creates one"}
 
 
 @dataclass
@@ -81,7 +88,7 @@ def errors(as_json: bool = False) -> Iterator[None]:
     try:
         yield
     except (SemlithError, ValueError, PermissionError) as exc:
-        fail(str(exc), as_json)
+        fail(worded(exc, HINTS), as_json)
     except KeyboardInterrupt:
         click.echo("semlith: interrupted; the store is consistent and the next run "
                    "continues", err=True)

@@ -102,14 +102,16 @@ def key_show(ctx: click.Context) -> None:
       semlith key show
     """
     from semlith.base.home import agent_key
+    from semlith.setup.launch import locate
 
     settings = env(ctx).get_settings()
     with errors():
         secret = agent_key(settings.home)
+    launch = locate()
     click.echo(f"agent key: {secret}\n")
     click.echo("stdio (the key stays out of the config; `semlith mcp` reads it):")
-    click.echo(json.dumps({"mcpServers": {"semlith": {"command": "semlith",
-                                                       "args": ["mcp"]}}}, indent=2))
+    click.echo(json.dumps({"mcpServers": {"semlith": {"command": launch.command,
+                                                       "args": list(launch.args)}}}, indent=2))
     click.echo("\nHTTP (keep the key in the environment: export SEMLITH_AGENT_KEY=...):")
     click.echo(json.dumps({"mcpServers": {"semlith": {
         "type": "http", "url": f"http://127.0.0.1:{settings.port}/mcp",

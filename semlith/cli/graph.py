@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
-from semlith.types import Filters
+from semlith.types import Filters, counted
 from semlith.types.graph import Brief, GraphEdge, GraphNode, GraphPath
 
 KINDS = ("calls", "imports", "inherits", "contains")
@@ -46,19 +46,20 @@ def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
     for part, count in shown.items():
         if omitted.get(part):
             lines.append(f"{count} of {count + omitted[part]} {part} shown"
-                         + (f"; {omitted['files']} more files" if omitted.get("files") else "")
+                         + (f"; {counted(omitted['files'], 'more file')}"
+                            if omitted.get("files") else "")
                          + " (raise --budget)")
     if omitted.get("ambiguous_callers"):
-        lines.append(f"{omitted['ambiguous_callers']} ambiguous call sites not shown "
+        lines.append(f"{counted(omitted['ambiguous_callers'], 'ambiguous call site')} not shown "
                      "(--all-edges shows them)")
     if omitted.get("unwalked"):
-        lines.append(f"{omitted['unwalked']} callers not followed further: the budget was "
-                     "spent (raise --budget)")
+        lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed further: the "
+                     "budget was spent (raise --budget)")
     return lines
 
 
 def _others(name: str, others: int) -> list[str]:
-    return [f"{others} other definitions of {name}: choose with --path/--ext/--lang"] \
+    return [f"{counted(others, 'other definition')} of {name}: choose with --path/--ext/--lang"] \
         if others else []
 
 
@@ -115,7 +116,8 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
 
 @main.command()
 @click.argument("name")
-@click.option("--depth", default=3, show_default=True, help="Hops to follow back.")
+@click.option("--depth", default=3, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Hops to follow back.")
 @click.option("--all-edges", "--all", "all_edges", is_flag=True,
               help="Follow ambiguous calls too.")
 @_graph_options
@@ -195,7 +197,8 @@ def _path_lines(answer: GraphPath) -> list[str]:
         return [f"no chain of settled calls from {answer.source.name} to "
                 f"{answer.target.name}{why}"]
     head = ("HYPOTHESIS (crosses ambiguous calls, not a finding): " if answer.hypothesis
-            else "") + f"{answer.source.name} -> {answer.target.name} in {len(answer.hops)} hops"
+            else "") + (f"{answer.source.name} -> {answer.target.name} in "
+                        f"{counted(len(answer.hops), 'hop')}")
     return [head, f"  {_node(answer.source)}"] + [
         f"  -> {h.name}  {h.locator}  [{h.status}]  called at {h.evidence}" for h in answer.hops]
 
@@ -240,5 +243,6 @@ def brief_text(answer: Brief) -> str:
                 f"  calls {e.name} ({e.candidates} definitions)" for e in answer.callees]
     out += ["", answer.text] if answer.text else []
     if answer.trimmed:
-        out.append(f"({answer.trimmed} more lines: semlith read {answer.hits[0].locator})")
+        out.append(f"({counted(answer.trimmed, 'more line')}: semlith read "
+                   f"{answer.hits[0].locator})")
     return "\n".join(out)

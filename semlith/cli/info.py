@@ -19,6 +19,8 @@ from semlith.cli.base import (
 from semlith.ingest.names import escape_name
 from semlith.types import SkipEntry
 
+MODEL_COLUMNS = ("MODEL", "DIM", "STATE", "SIZE", "SPEED", "SOURCE")
+
 
 @main.command()
 @store_option(multiple=True)
@@ -151,11 +153,13 @@ def models(ctx: click.Context, download: str | None, build: str | None) -> None:
             name = build or download
             click.echo(f"{name}: {lib.fetch_model(str(name), build=bool(build))}")
             return
+        rows = [MODEL_COLUMNS]
         for e in lib.models():
-            size = f"{e.size_mb:.0f} MB" if e.size_mb else ""
             name = e.name + (" (default)" if e.default else "") + (" (images)" if e.images else "")
-            click.echo(f"{name:44} {e.dim:5}  {e.state:10} {size:>7}  {e.speed:36}  "
-                       f"{e.source}")
+            size = f"{e.size_mb:.0f} MB" if e.size_mb else ""
+            rows.append((name, str(e.dim), e.state, size, e.speed, e.source))
+        for name, dim, state, size, speed, source in rows:
+            click.echo(f"{name:44} {dim:>5}  {state:10} {size:>7}  {speed:36}  {source}")
 
 
 @main.command()

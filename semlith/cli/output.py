@@ -210,7 +210,8 @@ def _chunked_by(strategies: dict[str, int]) -> str:
 
 def _cache_line(info: StoreStats) -> str:
     """How many of the store's vectors the machine-wide cache gave, and the cache itself."""
-    line = (f"cache      {info.from_cache} chunks' vectors from the vector cache, "
+    whose = "1 chunk's" if info.from_cache == 1 else f"{info.from_cache} chunks'"
+    line = (f"cache      {whose} vectors from the vector cache, "
             f"{info.embedded} embedded")
     shared = info.vector_cache
     if shared:

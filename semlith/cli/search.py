@@ -11,6 +11,7 @@ import click
 from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
 from semlith.cli.colour import Style, color_option, wanted
+from semlith.library import MAX_K
 from semlith.types import Filters, Scope
 from semlith.types.grep import rows
 
@@ -50,6 +51,7 @@ def _grep_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @main.command()
 @click.argument("query", required=False, default="")
 @click.option("-k", "--limit", "k", default=10, show_default=True,
+              type=click.IntRange(1, MAX_K), metavar="N",  # -k 0: a usage error (exit 2)
               help="Number of results (--exact/--regex: matching lines, default 100).")
 @click.option("--image", "image", metavar="FILE",
               help="Find images like FILE (image search; QUERY is then optional).")

@@ -40,14 +40,17 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
     """Connect an MCP client: print its semlith entry and the file it belongs in.
 
     \b
-    CLIENT: claude-code, codex, cursor, vscode, zed, gemini, claude-desktop
+    CLIENT: claude-code, codex, cursor, vscode, zed, gemini, claude-desktop,
+            windsurf, cline, roo-code, kilo-code, continue, opencode, goose, jetbrains
 
-    The default (stdio) form has the client launch `semlith mcp` and holds no secret.
-    Nothing is written without --write; a second --write changes nothing, and a config
-    file that does not parse is refused, never overwritten.
+    The default (stdio) form has the client launch this installation's `semlith mcp`,
+    named by its absolute path (an editor started outside your shell may not find a bare
+    `semlith`), and holds no secret. Nothing is written without --write; a second
+    --write changes nothing, and a config file that does not parse is refused, never
+    overwritten. JetBrains AI Assistant keeps its servers in its settings: paste there.
 
     Also printed (on stderr): a short instruction block for the client's instruction
-    file (CLAUDE.md, AGENTS.md, GEMINI.md, a Cursor rule...) saying when to prefer
+    file (CLAUDE.md, AGENTS.md, GEMINI.md, a rules file...) saying when to prefer
     semlith_search and semlith_read to grep and whole-file reads. --write puts it in
     that file between marker lines, leaving the rest of the file as it was.
 
@@ -73,16 +76,21 @@ def setup(ctx: click.Context, client: str | None, write: bool, project: Path | N
             launch = clients.locate()
             config = clients.config_for(chosen, form, launch, port)
             path = clients.config_path(chosen, clients.Places.here(), project)
-        except ValueError as exc:  # a client, or a form or scope it lacks: usage
+            if path is None and write:
+                raise ValueError(f"{chosen.title} keeps its MCP servers in its settings, "
+                                 "not a file: run without --write and paste the entry "
+                                 f"into {chosen.settings}")
+        except ValueError as exc:  # a client, or a form, scope or file it lacks: usage
             _usage(str(exc), as_json)
-        written = _write(path, config, chosen) if write else None
+        written = _write(path, config, chosen) if write and path is not None else None
         guide, guided = _instructions(chosen, project, write)
     notes = [n for n in ("" if http else launch.note, chosen.caveat if project is None else "",
                          _http_note(chosen) if http else "") if n]
     if as_json:
         from semlith.setup.instructions import BLOCK
 
-        emit_json({"client": chosen.name, "path": str(path), "config": config,
+        emit_json({"client": chosen.name, "path": str(path) if path else None,
+                   "settings": chosen.settings or None, "config": config,
                    "written": written.outcome.value if written else None, "notes": notes,
                    "instructions": {"path": str(guide) if guide else None, "text": BLOCK,
                                     "written": guided}})
@@ -128,13 +136,18 @@ def _print_instructions(client: Client, guide: Path | None) -> None:
 def _write(path: Path, config: dict[str, Any], client: Client) -> Written:
     from semlith.setup.configfile import merge_into
 
-    return merge_into(path, config, client.syntax)
+    return merge_into(path, config, client.syntax, dict(client.new_file))
 
 
-def _print(client: Client, path: Path, config: dict[str, Any], project: Path | None) -> None:
+def _print(client: Client, path: Path | None, config: dict[str, Any],
+           project: Path | None) -> None:
     from semlith.setup.configfile import render
 
     click.echo(render(config, client.syntax), nl=False)
+    if path is None:
+        click.echo(f"# paste this into {client.settings} (Global, or the current project)",
+                   err=True)
+        return
     scope = "project" if project else "user"
     click.echo(f"# {client.title} reads this from its {scope} config {path}; run again "
                "with --write to merge it in", err=True)
@@ -163,19 +176,23 @@ def _list(as_json: bool) -> None:
     if as_json:
         emit_json([{"client": c.name, "title": c.title, "format": c.syntax.value,
                     "forms": ["stdio", "http"] if c.http else ["stdio"],
-                    "user": locations(c), "project": c.project_file} for c in CLIENTS])
+                    "user": locations(c), "project": c.project_file,
+                    "settings": c.settings or None} for c in CLIENTS])
         return
     for c in CLIENTS:
-        click.echo(f"{c.name:15} {c.title} ({'stdio, http' if c.http else 'stdio only'})")
+        click.echo(f"{c.name:15} {c.title} ({'stdio, http' if c.http else 'stdio only'}, "
+                   f"{c.syntax.value.upper()})")
         for system, path in locations(c).items():
             click.echo(f"  {system:9} {path}")
         if c.project_file:
             click.echo(f"  {'project':9} DIR/{c.project_file}")
+        if c.settings:
+            click.echo(f"  {'settings':9} {c.settings}")
     click.echo("\nEach client's snippets, variable syntax and caveats: semlith setup --docs")
 
 
 def _docs() -> None:
-    from semlith.setup.clients import reference
+    from semlith.setup.reference import reference
 
     click.echo(reference(), nl=False)
 

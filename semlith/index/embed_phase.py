@@ -40,6 +40,7 @@ from semlith.ingest.walk import Candidate, Skipped, SkipReason
 from semlith.store import ChunkRow, Store, count_vectors
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
+from semlith.types.skips import count_skips
 
 # With a time budget, the read pass stops at this part of it (the embed pass has the rest).
 READ_SHARE = 0.5
@@ -128,7 +129,7 @@ class EmbedPhase:
         self.pace = Pace()
         self._pending = _Pending()
         self._truncated: list[str] = []  # files cut at MAX_CHUNKS_PER_FILE
-        self._skipped = 0  # files that could not be read or were refused now
+        self._skipped: list[str] = []  # why files could not be read or were refused now
         self._cut = self._cached = 0  # chunks written so far; vectors the cache gave
         self._committed = 0  # files of this run whose every vector is durable
         self._allowance = file_allowance(store.settings.index_memory_mb << 20)
@@ -152,7 +153,7 @@ class EmbedPhase:
         report.cached = count_vectors(self.store, self._cached, report.chunks - self._cached)
         report.chunks += images.embedded
         self._checkpoint()
-        report.skipped += self._skipped
+        count_skips(report, self._skipped)
         report.truncated = self._truncated
 
     def _read_pass(self, todo: list[Todo], images: ImageIndexer, until: float | None) -> int:
@@ -215,7 +216,7 @@ class EmbedPhase:
             catalog.delete_files(db, [rel])
             catalog.add_skipped(db, [SkipRecord(rel, reason, detail, item.cand.size,
                                                 item.cand.mtime_ns)])
-        self._skipped += 1
+        self._skipped.append(reason)
 
     def _add_image(self, images: ImageIndexer, item: Todo) -> int:
         """Queue one image file for the image space: 1, or 0 with a skip record."""

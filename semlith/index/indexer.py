@@ -46,6 +46,7 @@ from semlith.store import Store
 from semlith.store.query import file_with_hash
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
+from semlith.types.skips import count_skips
 
 
 @dataclass(slots=True)
@@ -195,7 +196,7 @@ class Indexer:
                 skipped.append(state.skip)
             else:  # to copy or embed; the vanished files are known after the walk
                 todo.append(Todo(item, state))
-        run.report.skipped += len(skipped)
+        count_skips(run.report, (record.reason for record in skipped))
         with catalog.transaction() as db:
             for scope in scopes:
                 catalog.replace_skipped(db, _recorded(scope), [])

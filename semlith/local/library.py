@@ -24,7 +24,7 @@ from semlith.base.home import registered_stores
 from semlith.base.settings import Settings
 from semlith.base.weights import Weights
 from semlith.embed.text import Embedder
-from semlith.errors import BadTarget, ModelError, SemlithError
+from semlith.errors import BadTarget, Hint, ModelError, SemlithError
 from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
@@ -330,8 +330,8 @@ class LocalLibrary(Reader, Installation):
             removed = opened.forget(rel)
             if not removed:  # "forgot 0 files" read as success (issue #25)
                 raise BadTarget(f"{path!r} matches no indexed file of store {label!r} "
-                                "(paths are taken literally, not as patterns); "
-                                "semlith_files lists them")
+                                "(paths are taken literally, not as patterns)",
+                                hint=Hint.LIST_FILES)
             return removed
 
 

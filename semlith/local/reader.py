@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from semlith.errors import BadTarget, UnknownSymbol
+from semlith.errors import BadTarget, Hint, UnknownSymbol
 from semlith.local.locators import Target, parse_target
 from semlith.local.reads import (
     chunk_passage,
@@ -62,8 +62,8 @@ class Reader:
                     passage = file_passage(hit.store, store, Target(
                         hit.store, hit.path, hit.start_line, hit.end_line), max_lines)
                     return with_symbol(passage, hit.qualname or hit.name)
-        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}; "
-                        "semlith_files lists files, semlith_search finds code")
+        raise BadTarget(f"{parsed.path!r} is neither an indexed file nor a symbol{nearest}",
+                        hint=Hint.FIND)
 
 
     def outline(self: _Host, target: str, *, scope: Scope = Scope()) -> list[Definition]:
@@ -75,7 +75,7 @@ class Reader:
                 if store.corpus.file(path) is not None:
                     return [replace(d, store=label) for d in
                             store.corpus.file_definitions(path)]
-        raise BadTarget(f"{parsed.path!r} is not an indexed file; semlith_files lists them")
+        raise BadTarget(f"{parsed.path!r} is not an indexed file", hint=Hint.LIST_FILES)
 
 
 def _parsed(target: str, scope: Scope, known: list[Known]) -> tuple[Target, Scope]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from semlith.errors import BadTarget
+from semlith.errors import BadTarget, Hint
 from semlith.index.cutting import content_hash
 from semlith.ingest.document import Withheld, document_text
 from semlith.ingest.extract import is_extracted
@@ -51,8 +51,8 @@ def file_passage(label: str, store: Store, target: Target, max_lines: int,
     rel = posix(target.path)
     record = store.corpus.file(rel)
     if record is None:
-        raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}; "
-                        "semlith_files lists them")
+        raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}",
+                        hint=Hint.LIST_FILES)
     path = _inside_root(store.root, rel)
     try:  # the type and size checked again now, as the walk checked them
         data = read_file(path, limit_for(rel))

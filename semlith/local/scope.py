@@ -25,7 +25,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
-from semlith.errors import StoreNotFound, UnknownStore
+from semlith.errors import Hint, StoreNotFound, UnknownStore
 from semlith.store import Store
 from semlith.store.locate import STORE_DIRNAME, find_store
 from semlith.types import Scope
@@ -90,8 +90,8 @@ def resolve(scope: Scope, known: list[Known], *, registered_only: bool,
         note = f"no store indexes {where}; searched every store" if where else ""
         return Resolved(tuple(known), note)
     if not known:
-        raise StoreNotFound(f"no store indexes {scope.near[0]} (none is indexed yet); "
-                            "`semlith index DIR` creates one")
+        raise StoreNotFound(f"no store indexes {scope.near[0]} (none is indexed yet)",
+                            hint=Hint.INDEX)
     if registered_only:  # an agent: the command that indexes its folder, or every store
         folder = f'"{scope.near[0]}"' if " " in scope.near[0] else scope.near[0]
         names = ", ".join(k.name for k in known[:NAMES_SHOWN]) + \
@@ -99,14 +99,13 @@ def resolve(scope: Scope, known: list[Known], *, registered_only: bool,
         raise StoreNotFound(f"no store indexes {', '.join(scope.near)}; `semlith index "
                             f'{folder}` indexes it, or pass stores: ["*"] for every store '
                             f"({names})")
-    raise StoreNotFound(f"no store indexes {scope.near[0]}; choose with --store NAME "
-                        "(`semlith stores` lists them) or --store '*' for every store")
+    raise StoreNotFound(f"no store indexes {scope.near[0]}", hint=Hint.CHOOSE_STORE)
 
 
 def _select(selector: str, known: list[Known], registered_only: bool) -> list[Known]:
     if selector == ALL:
         if not known:
-            raise UnknownStore("no store is indexed yet; `semlith index DIR` creates one")
+            raise UnknownStore("no store is indexed yet", hint=Hint.INDEX)
         return list(known)
     same = [k for k in known if (k.base or k.name) == selector]
     if len(same) > 1:  # registered by an older semlith, before names were unique (#23)

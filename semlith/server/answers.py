@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from semlith.ingest.names import escape_name
-from semlith.types import Definition, Hit, Passage
+from semlith.types import Definition, Hit, Passage, counted
 from semlith.types.grep import Matches, rows
 
 _WORD = re.compile(r"\w+")
@@ -59,7 +59,7 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
         used += cost
         shown += len(members)
     if shown < len(hits):
-        out.append(f"({len(hits) - shown} more hits left out to stay within "
+        out.append(f"({counted(len(hits) - shown, 'more hit')} left out to stay within "
                    f"max_tokens={max_tokens})")
     return _noted("\n".join(out), note)
 
@@ -106,7 +106,8 @@ def _listed(names: list[str], max_tokens: int, more: str, notes: Sequence[str]) 
             break
         kept.append(escape_name(name))
     left = len(names) - len(kept)
-    return _noted("\n".join(kept), _left_out(notes, f"{left} more files" if left else "", more))
+    left_out = counted(left, "more file") if left else ""
+    return _noted("\n".join(kept), _left_out(notes, left_out, more))
 
 
 def _left_out(notes: Sequence[str], *parts: str) -> str:
@@ -126,7 +127,7 @@ def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str 
         where = hit.store_locator if multi_store else hit.locator
         block = f"{escape_name(where)}{' ' + hit.symbol if hit.symbol else ''}\n{hit.text}\n"
         if out and used + _tokens(block) > max_tokens:
-            out.append(f"({len(hits) - n} more hits left out to stay within "
+            out.append(f"({counted(len(hits) - n, 'more hit')} left out to stay within "
                        f"max_tokens={max_tokens})")
             break
         out.append(block)

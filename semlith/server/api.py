@@ -40,7 +40,9 @@ def _status(exc: Exception) -> int:
 
 
 def _error(exc: Exception) -> dict[str, str]:
-    return {"error": str(exc), "kind": type(exc).__name__}
+    # a hint travels beside the message, for the CLI to word as its own (errors.py)
+    hint = getattr(exc, "hint", None)
+    return {"error": str(exc), "kind": type(exc).__name__, **({"hint": hint} if hint else {})}
 
 
 async def _body(request: Request) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from semlith.server.registry import READ_ONLY, Budget, Stores, call, scope_of, tool
-from semlith.types import Filters
+from semlith.types import Filters, counted
 from semlith.types.graph import Brief, GraphEdge, GraphPath, Impact, Neighbors
 
 Name = Annotated[str, Field(description="f or Type.method")]
@@ -29,14 +29,15 @@ def _edge(e: GraphEdge, depth: bool = False) -> str:
 
 def _tail(omitted: dict[str, int], shown: dict[str, int], others: int) -> list[str]:
     lines = [f"{n} of {n + omitted[part]} {part} shown"
-             + (f"; {omitted['files']} more files" if omitted.get("files") else "")
+             + (f"; {counted(omitted['files'], 'more file')}" if omitted.get("files") else "")
              for part, n in shown.items() if omitted.get(part)]
     if omitted.get("ambiguous_callers"):
-        lines.append(f"{omitted['ambiguous_callers']} ambiguous callers left out (all=true)")
+        lines.append(f"{counted(omitted['ambiguous_callers'], 'ambiguous caller')} left out "
+                     "(all=true)")
     if omitted.get("unwalked"):
-        lines.append(f"{omitted['unwalked']} callers not followed: budget spent")
+        lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed: budget spent")
     if others:
-        lines.append(f"{others} other definitions of this name (path globs choose)")
+        lines.append(f"{counted(others, 'other definition')} of this name (path globs choose)")
     return lines
 
 
@@ -76,7 +77,7 @@ def brief_text(a: Brief) -> str:
             f"{a.symbol} calls {e.name} (ambiguous)" for e in a.callees]
     out += ["", a.text] if a.text else []
     if a.trimmed:
-        out.append(f"({a.trimmed} more lines: semlith_read {a.hits[0].locator})")
+        out.append(f"({counted(a.trimmed, 'more line')}: semlith_read {a.hits[0].locator})")
     return "\n".join(out)
 
 

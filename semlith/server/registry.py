@@ -28,7 +28,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from semlith.errors import SemlithError
+from semlith.errors import Hint, SemlithError, worded
 from semlith.library import Library
 from semlith.types import Scope
 
@@ -42,6 +42,11 @@ Stores = Annotated[list[str], Field(description="Names; * for all")]
 Budget = Annotated[int, Field(description="Budget")]
 Tool = Callable[..., Awaitable[Any]]
 TOOLS: dict[str, tuple[Tool, ToolAnnotations]] = {}  # name -> (function, annotations)
+# A library error's next step, as an agent takes it (the CLI's words: cli/base.py).
+HINTS = {Hint.LIST_FILES: "semlith_files lists them",
+         Hint.FIND: "semlith_files lists files, semlith_search finds code",
+         Hint.CHOOSE_STORE: 'pass stores: ["NAME"] or stores: ["*"] for every store',
+         Hint.INDEX: "the user creates one with `semlith index DIR`"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,7 @@ def tool(annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
                 result: str | CallToolResult = await func(*args, **kwargs)
                 return result
             except (SemlithError, ValueError, PermissionError) as exc:
-                return failure(str(exc))
+                return failure(worded(exc, HINTS))
         TOOLS[func.__name__] = (run, annotations)
         return run
     return register

@@ -104,7 +104,8 @@ async def semlith_files(
     lines: list[str] = []
     for store in dict.fromkeys(name for name, _ in rows):
         mine = [row for name, row in rows if name == store]
-        lines += [f"[{store}] {len(mine)} {'skipped' if skipped else 'files'}",
+        lines += [f"[{store}] " + (f"{len(mine)} skipped" if skipped else
+                                   counted(len(mine), "file")),
                   *mine[:limit]]
         if len(mine) > limit:
             lines.append(f"({len(mine) - limit} more not shown; raise limit)")

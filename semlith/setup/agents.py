@@ -7,14 +7,12 @@ and for each client `semlith setup` knows whether its user config already names 
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from semlith.base.home import AGENT_KEY
 from semlith.base.settings import Settings
-from semlith.setup import jsonc
-from semlith.setup.clients import CLIENTS, SERVER, Client, Launch, Places
-from semlith.setup.configfile import Syntax
+from semlith.setup.clients import CLIENTS, Client, Places, entry_in
+from semlith.setup.configfile import parse
 from semlith.types.activity import Agents, ClientEntry
 
 ROTATE = ("Stop the daemon (`semlith stop`), delete {key}, and start it again (`semlith "
@@ -28,7 +26,7 @@ def describe_agents(settings: Settings, port: int, places: Places | None = None)
     key_file = settings.home / AGENT_KEY
     clients = tuple(ClientEntry(c.name, c.title, str(c.user_file(places)),
                                 configured(c, Path(c.user_file(places))))
-                    for c in CLIENTS)
+                    for c in CLIENTS if c.user_file is not None)  # not those without a file
     return Agents(f"http://127.0.0.1:{port}/mcp", str(key_file),
                   ROTATE.format(key=key_file), clients)
 
@@ -36,11 +34,7 @@ def describe_agents(settings: Settings, port: int, places: Places | None = None)
 def configured(client: Client, path: Path) -> bool:
     """Whether `path` (the client's config) holds a semlith server entry."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-        data = tomllib.loads(text) if client.syntax is Syntax.TOML else jsonc.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError):
+        data = parse(path.read_text(encoding="utf-8-sig"), client.syntax, path)
+    except (OSError, UnicodeDecodeError, ValueError):
         return False
-    if not isinstance(data, dict):
-        return False
-    wanted = client.stdio(Launch())  # {servers key: {"semlith": ...}}, as setup writes it
-    return any(isinstance(data.get(key), dict) and SERVER in data[key] for key in wanted)
+    return entry_in(client, data) is not None

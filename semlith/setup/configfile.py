@@ -5,8 +5,9 @@ settings.json starts with comments and VS Code's mcp.json allows them), and a pe
 comments, formatting and key order are theirs. Each edit inserts or replaces one member
 and is then checked: the edited text must parse to exactly the original data with the
 entry merged in, or nothing is written. TOML (Codex) gets the same treatment with one
-`[table]`. Writes are atomic (temp file + rename); the first change keeps a backup of the
-original beside the file.
+`[table]`, and YAML (goose, Continue) with one block (semlith/setup/yamlfile.py). Writes
+are atomic (temp file + rename); the first change keeps a backup of the original beside
+the file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from semlith.setup import jsonc
+from semlith.setup import jsonc, yamlfile
 
 BACKUP_SUFFIX = ".semlith-backup"
 Config = dict[str, Any]
@@ -32,6 +33,7 @@ Config = dict[str, Any]
 class Syntax(StrEnum):
     JSON = "json"
     TOML = "toml"
+    YAML = "yaml"
 
 
 class Outcome(StrEnum):
@@ -52,14 +54,19 @@ def render(config: Config, syntax: Syntax) -> str:
     """The config as a person would paste it into an empty file."""
     if syntax is Syntax.TOML:
         return "\n".join(_toml_tables([], config)) + "\n"
+    if syntax is Syntax.YAML:
+        return yamlfile.dumps(config)
     return jsonc.dumps(config) + "\n"
 
 
 def merged(data: Config, config: Config) -> Config:
     """`data` with each member of `config` set: a table's entries replace those of the
-    same name, a list's items replace those of the same `id` or are put first."""
+    same name, a list's items replace those of the same `id` (or `name`) or are put
+    first. A member with no value (`extensions:` alone, in YAML) counts as empty."""
     out = copy.deepcopy(data)
     for key, value in config.items():
+        if key in out and out[key] is None:
+            del out[key]
         if isinstance(value, dict):
             table = out.setdefault(key, {})
             if not isinstance(table, dict):
@@ -79,8 +86,10 @@ def merged(data: Config, config: Config) -> Config:
     return out
 
 
-def merge_into(path: Path, config: Config, syntax: Syntax) -> Written:
-    """Merge `config` into the file at `path`, creating it (and its folders) if needed.
+def merge_into(path: Path, config: Config, syntax: Syntax, new_file: Config | None = None
+               ) -> Written:
+    """Merge `config` into the file at `path`, creating it (and its folders) if needed;
+    a new file starts with `new_file`'s members (what the client requires of one).
 
     Raises ValueError, naming the file, when it cannot be read or parsed, holds something
     other than a table where the entry goes, or cannot be edited without touching other
@@ -91,7 +100,7 @@ def merge_into(path: Path, config: Config, syntax: Syntax) -> Written:
     try:
         raw = real.read_bytes()
     except FileNotFoundError:
-        _write_atomic(real, render(config, syntax).encode())
+        _write_atomic(real, render({**(new_file or {}), **config}, syntax).encode())
         return Written(path, Outcome.CREATED, None)
     except OSError as exc:
         raise ValueError(f"cannot read {str(path)!r}: {exc.strerror}") from None
@@ -103,7 +112,9 @@ def merge_into(path: Path, config: Config, syntax: Syntax) -> Written:
         raise ValueError(f"{str(path)!r}: {exc}; fix it by hand") from None
     if want == data:
         return Written(path, Outcome.UNCHANGED, backup if backup.exists() else None)
-    edited = _edit_toml(text, config) if syntax is Syntax.TOML else _edit_json(text, config)
+    edited = (_edit_toml(text, config) if syntax is Syntax.TOML else
+              yamlfile.edit(text, config, _id) if syntax is Syntax.YAML else
+              _edit_json(text, config))
     if not _parses_to(edited, syntax, want):
         raise ValueError(f"{str(path)!r} cannot be edited without touching its other "
                          "content; add semlith's entry by hand (`semlith setup` without "
@@ -117,13 +128,18 @@ def merge_into(path: Path, config: Config, syntax: Syntax) -> Written:
 
 
 def _id(item: object) -> object:
-    return item.get("id") if isinstance(item, dict) else item
+    """A list item's identity: VS Code's inputs have an `id`, Continue's servers a `name`."""
+    return item.get("id", item.get("name")) if isinstance(item, dict) else item
 
 
 def _has_entry(data: Config, config: Config) -> bool:
     """Whether `data` already names one of `config`'s entries (so a merge updates it)."""
-    return any(isinstance(data.get(key), dict) and set(value) & set(data[key])
-               for key, value in config.items() if isinstance(value, dict))
+    def names(value: object) -> set[object]:
+        if isinstance(value, dict):
+            return set(value)
+        return {_id(item) for item in value} if isinstance(value, list) else set()
+
+    return any(names(value) & names(data.get(key)) for key, value in config.items())
 
 
 def _decode(raw: bytes, path: Path) -> tuple[str, bool, bool]:
@@ -154,13 +170,16 @@ def _parse(text: str, syntax: Syntax, path: Path) -> Config:
     if not text.strip():
         return {}  # an empty file is an empty config (`touch` made it)
     try:
-        data = tomllib.loads(text) if syntax is Syntax.TOML else jsonc.loads(text)
+        data = (tomllib.loads(text) if syntax is Syntax.TOML else
+                yamlfile.loads(text) if syntax is Syntax.YAML else jsonc.loads(text))
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{str(path)!r} is not valid {syntax.value.upper()} ({exc}); "
                          "fix it or move it aside: semlith will not overwrite it") from None
+    if data is None and syntax is Syntax.YAML:
+        return {}  # comments only
     if not isinstance(data, dict):
-        raise ValueError(f"{str(path)!r} holds a JSON {type(data).__name__}, not an "
-                         "object; semlith will not overwrite it")
+        raise ValueError(f"{str(path)!r} holds a {syntax.value.upper()} "
+                         f"{type(data).__name__}, not a table; semlith will not overwrite it")
     return data
 
 

@@ -123,47 +123,45 @@ def _keys(home: Path) -> Iterator[Finding]:
 
 
 def _clients(port: int) -> Iterator[Finding]:
+    """Each client config that names semlith: does it start this installation's
+    `semlith mcp` (by whatever path: a symlink to the same script counts)?"""
     from semlith.setup import clients
 
     launch = clients.locate()
     for client in clients.CLIENTS:
         path = clients.config_path(client, clients.Places.here())
-        entry = _entry(path, client, clients.config_for(client, clients.Form.STDIO,
-                                                        launch, port))
-        if entry is None:
+        if path is None:
+            continue  # kept in the client's settings: nothing to read
+        detail = _client(path, client, launch)
+        if detail is None:
             continue
-        check = f"client {client.name}"
-        if isinstance(entry, str):
-            yield Finding(check, entry, f"fix or move aside {path}, then "
-                          f"`semlith setup {client.name} --write`")
-        elif entry:
-            yield Finding(check, f"{path} has semlith's entry")
+        check, fix = f"client {client.name}", f"semlith setup {client.name} --write"
+        if detail.startswith("cannot be read:"):
+            yield Finding(check, f"{path} {detail}", f"fix or move aside {path}, then "
+                          f"`{fix}`")
+        elif detail:
+            yield Finding(check, f"{path} {detail}", fix)
         else:
-            yield Finding(check, f"{path} starts a semlith other than this one",
-                          f"semlith setup {client.name} --write")
+            yield Finding(check, f"{path} has semlith's entry")
 
 
-def _entry(path: Path, client: Any, expected: dict[str, Any]) -> bool | str | None:
-    """Whether the config at `path` holds `expected`'s semlith entry (or an HTTP one):
-    None when it names no semlith, a sentence when it cannot be read."""
+def _client(path: Path, client: Any, launch: Any) -> str | None:
+    """What is wrong with semlith's entry in `path` ("" nothing); None when the file
+    names no semlith."""
+    from semlith.setup.clients import entry_in
     from semlith.setup.configfile import parse
+    from semlith.setup.launch import argv_of, is_http, problem
 
-    data: Any
     try:
-        data = parse(path.read_text(encoding="utf-8"), client.syntax, path)
+        data = parse(path.read_text(encoding="utf-8-sig"), client.syntax, path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeError, ValueError) as exc:
-        return f"{path} cannot be read: {_first_line(exc)}"
-    while isinstance(expected, dict) and len(expected) == 1:
-        (key, want), = expected.items()
-        data = data.get(key) if isinstance(data, dict) else None
-        if key == "semlith":
-            if data is None:
-                return None
-            return data == want or (isinstance(data, dict) and "url" in data)
-        expected = want
-    return None
+        return f"cannot be read: {_first_line(exc)}"
+    entry = entry_in(client, data)
+    if entry is None:
+        return None
+    return "" if is_http(entry) else problem(argv_of(entry), launch)
 
 
 def _stores(settings: Settings) -> Iterator[Finding]:

@@ -11,6 +11,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar, cast
 
+from semlith.types.skips import why_skipped
+
 T = TypeVar("T")
 
 
@@ -298,6 +300,7 @@ class IndexReport(Value):
     indexed: int = 0  # files (re)chunked and embedded
     unchanged: int = 0
     skipped: int = 0
+    skip_reasons: dict[str, int] = field(default_factory=dict)  # reason -> files
     removed: int = 0
     moved: int = 0  # renamed without embedding
     copied: int = 0  # a copy of an indexed file, given its chunks without embedding
@@ -323,7 +326,8 @@ class IndexReport(Value):
 
     def summary(self) -> str:
         parts = [f"{self.indexed} indexed", f"{self.unchanged} unchanged",
-                 f"{self.skipped} skipped", f"{self.removed} removed"]
+                 f"{self.skipped} skipped{why_skipped(self.skip_reasons)}",
+                 f"{self.removed} removed"]
         if self.moved:
             parts.append(f"{self.moved} moved")
         if self.copied:

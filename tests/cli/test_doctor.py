@@ -148,18 +148,52 @@ def test_a_key_other_users_can_read_is_a_fault(semlith_home: Path) -> None:
     assert code == 1 and faults(found)["keys"]["fix"] == f"chmod 600 {key}"
 
 
-def test_a_client_config_starting_another_semlith_is_a_fault(places: Path) -> None:
+def test_a_client_config_starting_another_semlith_is_a_fault(places: Path,
+                                                             tmp_path: Path) -> None:
+    other = tmp_path / "old" / "venv" / "bin" / "semlith"
+    other.parent.mkdir(parents=True)
+    other.write_text("#!/bin/sh\n")
     config = places / ".cursor" / "mcp.json"
     config.parent.mkdir()
     config.write_text(json.dumps({"mcpServers": {"semlith": {
-        "command": "/old/venv/bin/semlith", "args": ["mcp"]}}}))
+        "command": str(other), "args": ["mcp"]}}}))
     code, found = findings()
     fault = faults(found)["client cursor"]
-    assert code == 1 and fault["detail"] == f"{config} starts a semlith other than this one"
+    assert code == 1 and fault["detail"].startswith(f"{config} starts {other} mcp, a semlith "
+                                                    "other than this one")
     assert fault["fix"] == "semlith setup cursor --write"
     assert CliRunner().invoke(main, ["setup", "cursor", "--write"]).exit_code == 0
     code, found = findings()
     assert code == 0 and any(f["check"] == "client cursor" and f["ok"] for f in found)
+
+
+@pytest.mark.parametrize(("command", "fault"), [
+    ("semlith", "names a bare `semlith`"),  # what setup wrote before #45
+    ("/gone/venv/bin/semlith", "names /gone/venv/bin/semlith, which does not exist"),
+])
+def test_a_command_an_editor_may_not_start_is_a_fault(places: Path, command: str,
+                                                      fault: str) -> None:
+    config = places / ".gemini" / "settings.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"mcpServers": {"semlith": {"command": command,
+                                                             "args": ["mcp"]}}}))
+    code, found = findings()
+    assert code == 1 and fault in faults(found)["client gemini"]["detail"]
+
+
+def test_this_semlith_by_another_path_is_understood(places: Path, tmp_path: Path) -> None:
+    from semlith.setup.launch import locate
+
+    link = tmp_path / "links" / "semlith"  # pipx's ~/.local/bin link, say
+    link.parent.mkdir()
+    link.symlink_to(locate().command)
+    goose = tmp_path / "xdg" / "goose" / "config.yaml"  # YAML, and `cmd` for the command
+    goose.parent.mkdir(parents=True)
+    goose.write_text(f"extensions:\n  semlith:\n    type: stdio\n    cmd: {link}\n"
+                     "    args: [mcp]\n")
+    code, found = findings()
+    assert code == 0 and {"check": "client goose", "ok": True,
+                          "detail": f"{goose} has semlith's entry", "fix": ""} in found
 
 
 def test_a_client_config_that_does_not_parse_is_a_fault(places: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from semlith.base.settings import Settings
-from semlith.errors import BadTarget, StoreNotFound, UnknownStore
+from semlith.errors import BadTarget, Hint, StoreNotFound, UnknownStore
 from semlith.local import LocalLibrary
 from semlith.local.locators import parse_target
 from semlith.types import Scope
@@ -77,8 +77,10 @@ def test_every_store_on_request_and_a_refusal_when_no_store_covers_the_folder(
 def test_the_cli_refuses_a_folder_no_store_covers(two: tuple[Path, Path], settings: Settings,
                                                  tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
-    with pytest.raises(StoreNotFound, match=r"no store indexes .*--store '\*' for every store"):
+    with pytest.raises(StoreNotFound, match=r"no store indexes ") as refused:
         library(settings).search("x", scope=Scope(near=(str(tmp_path / "elsewhere"),)))
+    assert refused.value.hint is Hint.CHOOSE_STORE  # the CLI words it: --store NAME or '*'
+    assert "--store" not in str(refused.value)  # an agent reads this message too
 
 
 @pytest.mark.parametrize("how", ["name", "project", "store", "inside"])

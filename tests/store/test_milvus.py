@@ -7,6 +7,7 @@ import itertools
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -162,6 +163,9 @@ def test_the_embedded_engine_is_a_path(tmp_path: Path, settings: Settings) -> No
                                        "?collection=semlith_test_hash&repo=sample")
     assert stats.exact_records == 15
     library.close()
+    if os.name == "posix":  # owner-only, like every store file (issue #45)
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.glob("*lite.db*")}
+        assert modes == {"lite.db": 0o600, ".lite.db.lock": 0o600}, modes
 
 
 def test_only_a_new_stores_first_run_inserts(tmp_path: Path, settings: Settings,

@@ -33,8 +33,10 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
+from semlith.base.private import create_private_file
 from semlith.errors import BackendError
 from semlith.store.milvus.target import TOKEN_ENV, MilvusTarget
 
@@ -310,6 +312,8 @@ class Connection:
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if self.target.scheme != "milvus+lite":  # the embedded engine starts on connect
             wait_reachable(self.target, min(CONNECT_TIMEOUT_S, deadline - time.monotonic()))
+        else:
+            _private_database(self.target.address)
         with warnings.catch_warnings():  # milvus-lite 2.5 imports pkg_resources (a .db URI)
             warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
             # A new alias: pymilvus keeps one connection per alias, and a dropped client's
@@ -331,6 +335,19 @@ class Connection:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+
+
+def _private_database(address: str) -> None:
+    """Make the embedded engine's database owner-only, like every other store file: it
+    holds the indexed text. milvus-lite 2.5.1 creates it with the umask's mode (0644
+    measured) and opens an empty file as a new database, keeping the file's mode (and
+    SQLite gives its journals the database's mode), so the file is created first."""
+    path = Path(address)
+    try:
+        create_private_file(path)
+        create_private_file(path.with_name(f".{path.name}.lock"))  # its writer lock
+    except FileNotFoundError:
+        pass  # no such folder: the engine's own error says so
 
 
 class Connections:
