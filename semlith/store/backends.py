@@ -10,18 +10,15 @@ the classes it names, as uvicorn picks its loop and protocol implementations by 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from semlith.errors import BackendError
-from semlith.store.corpus import Corpus
+from semlith.store.corpus import Corpus, StoreParts
 from semlith.store.milvus.corpus import MilvusCorpus
 from semlith.store.milvus.space import MilvusSpace
 from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import exported_chunks
 from semlith.store.vectors import VectorSpace
-
-if TYPE_CHECKING:
-    from semlith.store.store import Store
 
 
 class Backend(Protocol):
@@ -40,7 +37,7 @@ class Backend(Protocol):
         """Make a new store the owner of its rows: delete what an older one left."""
         ...
 
-    def open(self, store: Store, recorded: str, *, mirror: bool
+    def open(self, store: StoreParts, recorded: str, *, mirror: bool
              ) -> tuple[VectorSpace, Corpus]:
         """The store's text space and its corpus."""
         ...
@@ -63,7 +60,7 @@ class Milvus:
     def claim(self, named: str, *, model: str, dim: int) -> None:
         MilvusSpace.claim_repo(MilvusTarget.parse(named), model=model, dim=dim)
 
-    def open(self, store: Store, recorded: str, *, mirror: bool
+    def open(self, store: StoreParts, recorded: str, *, mirror: bool
              ) -> tuple[VectorSpace, Corpus]:
         space = MilvusSpace(MilvusTarget.parse(recorded), model=store.model, dim=store.dim,
                             rows=partial(exported_chunks, store.catalog), reader=mirror)

@@ -15,6 +15,7 @@ a definitions table (`indexes_definitions`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -27,7 +28,8 @@ from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
-    from semlith.store.store import Store
+    from semlith.store.catalog import Catalog
+    from semlith.store.vectors import VectorSpace
 
 TEXT = "text"
 # An allowlist is cheap to scan but costs a row per selected chunk to build; past this
@@ -122,6 +124,29 @@ class Corpus(Protocol):
         ...
 
 
+class StoreParts(Protocol):
+    """What a corpus reads of its store (`Store` is one): its parts, so that the corpora
+    and the backends do not import the store that opens them (issue #44: no circle)."""
+
+    catalog: Catalog
+    folder: Path
+    model: str
+    dim: int
+    vectors: VectorSpace
+    spaces: dict[str, VectorSpace]
+    recovered: dict[str, int]
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def root(self) -> Path: ...
+
+    def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
+                     rescore: int = ..., live: bool = True,
+                     space: str = TEXT) -> list[tuple[int, float]]: ...
+
+
 class LocalCorpus:
     """A store's own catalog and vector spaces."""
 
@@ -129,7 +154,7 @@ class LocalCorpus:
     reads_files = True
     indexes_definitions = True
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreParts) -> None:
         self.store = store
         self.catalog = store.catalog
         self.origin = str(store.folder)

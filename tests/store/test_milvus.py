@@ -541,7 +541,7 @@ def test_verify_repairs_rows_milvus_lost_doubled_or_kept(
         vector = space.fetch(np.asarray([doubled], np.uint64))[1][0]
         twin = {**space._row(export, vector), "pk": 1}  # the same chunk under another key
         stray = {**space._row(export, vector), "pk": 2, "local_id": max(live) + 1000}
-        space._call("upsert", "upsert", space.name, [twin, stray])
+        space.call("upsert", "upsert", space.name, [twin, stray])
     finally:
         store.close()
     report = library.index([str(root)], verify=True)

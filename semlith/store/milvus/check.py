@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -18,33 +18,47 @@ from semlith.store.milvus.client import Budget
 from semlith.store.milvus.dirs import DEEP
 from semlith.store.milvus.target import literal
 
-if TYPE_CHECKING:
-    from semlith.store.milvus.space import MilvusSpace
-
-
 PAGE = 1_000  # rows per page of `local_ids`
 
 
-def query_rows(space: MilvusSpace, *, budget: Budget = Budget.WRITE, **kwargs: Any
+class Rows(Protocol):
+    """A repo's rows in one collection, as a check reads and repairs them
+    (`MilvusSpace` is one; the space imports this module, not the other way round)."""
+
+    name: str  # the collection
+    has_dirs: bool
+    repo_filter: str  # the expression that selects the repo's rows
+
+    def call(self, what: str, method: str, *args: Any, budget: Budget = ...,
+             **kwargs: Any) -> Any: ...
+
+    def count(self, expr: str) -> int: ...
+
+    def require_writer(self) -> None: ...
+
+    def remove(self, ids: np.ndarray) -> None: ...
+
+
+def query_rows(space: Rows, *, budget: Budget = Budget.WRITE, **kwargs: Any
                ) -> list[dict[str, Any]]:
     """A query's rows. One that matches nothing fails in pymilvus 2.5.18 on a
     collection with an ARRAY field (`dirs`: "Unsupported data type: 0", it cannot
     parse the empty array column milvus-lite sends): that is an empty answer."""
     try:
-        return list(space._call("query", "query", space.name, budget=budget, **kwargs))
+        return list(space.call("query", "query", space.name, budget=budget, **kwargs))
     except BackendError as exc:
         if space.has_dirs and "Unsupported data type: 0" in str(exc):
             return []
         raise
 
 
-def has_deep_rows(space: MilvusSpace) -> bool:
+def has_deep_rows(space: Rows) -> bool:
     """Whether a row of the repo is too deep for `dirs` (marked DEEP)."""
-    return space.has_dirs and space._count(
-        f"{space._repo} and array_contains(dirs, {literal(DEEP)})") > 0
+    return space.has_dirs and space.count(
+        f"{space.repo_filter} and array_contains(dirs, {literal(DEEP)})") > 0
 
 
-def local_ids(space: MilvusSpace) -> Iterator[int]:
+def local_ids(space: Rows) -> Iterator[int]:
     """The repo's rows' local ids (one per row: a doubled chunk twice), page by page.
 
     Paged by primary key, as pymilvus's own query_iterator pages (a query with a limit
@@ -53,7 +67,7 @@ def local_ids(space: MilvusSpace) -> Iterator[int]:
     """
     last, page = -1, PAGE
     while True:
-        rows = query_rows(space, limit=page, filter=f"{space._repo} and pk > {last}",
+        rows = query_rows(space, limit=page, filter=f"{space.repo_filter} and pk > {last}",
                             output_fields=["pk", "local_id"])
         yield from (int(r["local_id"]) for r in rows)
         if len(rows) < page:
@@ -61,12 +75,12 @@ def local_ids(space: MilvusSpace) -> Iterator[int]:
         last = max(int(r["pk"]) for r in rows)
 
 
-def verify_rows(space: MilvusSpace, live_ids: Callable[[], np.ndarray]
+def verify_rows(space: Rows, live_ids: Callable[[], np.ndarray]
                 ) -> tuple[dict[str, int], list[int]]:
     """Check the repo's rows against the catalog's committed chunks and repair: rows of
     no live chunk are deleted, a chunk held by two rows loses both, and the live chunks
     left without a row are returned (their files are embedded again)."""
-    space._require_writer()
+    space.require_writer()
     seen = Counter(local_ids(space))
     live = {int(i) for i in live_ids()}
     extra = sorted(set(seen) - live)

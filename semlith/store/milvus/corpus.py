@@ -13,18 +13,15 @@ here, and filters are left to Milvus (it cannot count what they select).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from semlith.store import query as q
-from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus
+from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus, StoreParts
 from semlith.store.milvus.space import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
 from semlith.types import ChunkPlace, ChunkRecord, Definition
-
-if TYPE_CHECKING:
-    from semlith.store.store import Store
 
 # A `--path` selection of at most this share of the store's chunks (the catalog counts
 # them first) goes to Milvus as `local_id in [...]`, a larger one as the `dirs` lookup.
@@ -39,7 +36,7 @@ def _paths(sel: Selection) -> bool:
 
 
 class MilvusCorpus(LocalCorpus):
-    def __init__(self, store: Store, space: MilvusSpace, *, mirror: bool) -> None:
+    def __init__(self, store: StoreParts, space: MilvusSpace, *, mirror: bool) -> None:
         super().__init__(store)
         self.space = space
         self.mirror = mirror

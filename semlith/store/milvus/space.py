@@ -91,7 +91,7 @@ class MilvusSpace:
         self._rows = rows
         self._conn: Connection | None = CONNECTIONS.get(target)
         self.name = target.collection
-        self._repo = f"repo == {literal(target.repo)}"
+        self.repo_filter = f"repo == {literal(target.repo)}"
         self._last = 0  # the largest id this instance added (ids only increase)
         # A store's first run after its creation claimed the repo: no row of it can exist,
         # so rows are inserted (an upsert checks each key against every segment: on the
@@ -112,8 +112,8 @@ class MilvusSpace:
         return f"semlith chunks; model={self.model}; dim={self.dim}"
 
     def _ensure_collection(self) -> None:
-        if self._call("has_collection", "has_collection", self.name):
-            described = self._call("describe", "describe_collection", self.name)
+        if self.call("has_collection", "has_collection", self.name):
+            described = self.call("describe", "describe_collection", self.name)
             found = described.get("description", "")
             # A collection made before the field keeps its LIKE filters (issue #25).
             self.has_dirs = any(f.get("name") == "dirs" for f in described.get("fields", []))
@@ -126,17 +126,17 @@ class MilvusSpace:
             raise BackendError(f"Milvus at {self.target} has no collection {self.name!r}")
         else:
             self._create()
-        self._call("load", "load_collection", self.name)
+        self.call("load", "load_collection", self.name)
         self._deep = has_deep_rows(self)  # one scan at open: filters skip the LIKE then
 
     def _create(self) -> None:
         """Create the collection; another indexer creating it at the same time wins."""
         try:
-            self._call("create", "create_collection", self.name, schema=self._schema(),
+            self.call("create", "create_collection", self.name, schema=self._schema(),
                        index_params=self._indexes(),
                        consistency_level=self.target.consistency)
         except BackendError:
-            if not self._call("has_collection", "has_collection", self.name):
+            if not self.call("has_collection", "has_collection", self.name):
                 raise
             self._ensure_collection()  # made by the other one: check it holds this model
 
@@ -183,7 +183,7 @@ class MilvusSpace:
                          metric_type="BM25")
         return params
 
-    def _call(self, what: str, method: str, *args: Any, budget: Budget = Budget.WRITE,
+    def call(self, what: str, method: str, *args: Any, budget: Budget = Budget.WRITE,
               **kwargs: Any) -> Any:
         """The client's `method(*args, **kwargs)` within `budget` (a down engine fails
         at once after its first failure: store/milvus_client.py)."""
@@ -200,7 +200,7 @@ class MilvusSpace:
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Upsert the rows of `ids`; returns once Milvus acknowledged every one."""
-        self._require_writer()
+        self.require_writer()
         ids, vectors = checked(ids, vectors, self.dim)
         if len(ids) and (int(ids[0]) <= self._last or np.any(np.diff(ids.astype(np.int64)) <= 0)):
             raise ValueError("ids must increase and exceed every id added before")
@@ -211,9 +211,9 @@ class MilvusSpace:
             batch = [self._row(e, vectors[by_id[e.id]])
                      for e in exports[start:start + BATCH_ROWS]]
             if self.first_load:
-                self._call("insert", "insert", self.name, batch)
+                self.call("insert", "insert", self.name, batch)
             else:
-                self._call("upsert", "upsert", self.name, batch)
+                self.call("upsert", "upsert", self.name, batch)
 
     def _row(self, e: ChunkExport, vector: np.ndarray) -> dict[str, Any]:
         repo = self.target.repo
@@ -240,11 +240,11 @@ class MilvusSpace:
         """Delete this repo's rows of `ids` (acknowledged when this returns)."""
         if not len(ids):
             return
-        self._require_writer()
+        self.require_writer()
         values = [int(i) for i in np.asarray(ids, dtype=np.uint64)]
-        for start in range(0, len(values), ID_BATCH):
-            self._call("delete", "delete", self.name,
-                       filter=f"{self._repo} and local_id in {values[start:start + ID_BATCH]}")
+        for batch in (values[at:at + ID_BATCH] for at in range(0, len(values), ID_BATCH)):
+            self.call("delete", "delete", self.name,
+                      filter=f"{self.repo_filter} and local_id in {batch}")
 
     @classmethod
     def claim_repo(cls, target: MilvusTarget, *, model: str, dim: int) -> None:
@@ -252,7 +252,7 @@ class MilvusSpace:
         the collection if there is none."""
         space = cls(target, model=model, dim=dim, rows=lambda ids: [])
         try:
-            space._call("delete", "delete", space.name, filter=space._repo)
+            space.call("delete", "delete", space.name, filter=space.repo_filter)
         finally:
             space.close()
 
@@ -278,7 +278,7 @@ class MilvusSpace:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _require_writer(self) -> None:
+    def require_writer(self) -> None:
         if self.reader:
             raise PermissionError(f"repo {self.target.repo!r} is read from {self.target}; "
                                   "only its own indexer writes it")
@@ -318,13 +318,13 @@ class MilvusSpace:
         values = [int(i) for i in ids]
         for start in range(0, len(values), ID_BATCH):
             yield from query_rows(self, budget=budget, output_fields=list(fields),
-                                  filter=f"{self._repo} and local_id in "
+                                  filter=f"{self.repo_filter} and local_id in "
                                          f"{values[start:start + ID_BATCH]}")
 
     def file_records(self, path: str, limit: int = 1000) -> list[ChunkRecord]:
         """The chunks of one file, in order (what a mirror reads back)."""
         rows = query_rows(self, budget=Budget.READ,
-                           filter=f"{self._repo} and path == {literal(path)}",
+                           filter=f"{self.repo_filter} and path == {literal(path)}",
                            output_fields=list(_RECORD), limit=limit)
         return sorted((_record(r) for r in rows),
                       key=lambda r: (r.start_line, r.ordinal))
@@ -358,7 +358,7 @@ class MilvusSpace:
         if query.shape[0] != self.dim:
             raise ValueError(f"query has dimension {query.shape[0]}, store has {self.dim}")
         expr = self._filter(filters) + among(allowlist)
-        return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
+        return self._hits(self.call("search", "search", self.name, budget=Budget.READ,
                                      data=[query.tolist()], anns_field="dense",
                                      limit=k, filter=expr,
                                      output_fields=["local_id"],
@@ -371,7 +371,7 @@ class MilvusSpace:
         if not text.strip():
             return []
         expr = self._filter(filters) + among(allowlist)
-        return self._hits(self._call("search", "search", self.name, budget=Budget.READ,
+        return self._hits(self.call("search", "search", self.name, budget=Budget.READ,
                                      data=[text], anns_field="sparse", limit=k, filter=expr,
                                      output_fields=["local_id"],
                                      search_params={"metric_type": "BM25"}))
@@ -382,15 +382,15 @@ class MilvusSpace:
 
     # -- reporting -----------------------------------------------------------------------
 
-    def _count(self, expr: str) -> int:
-        rows = self._call("count", "query", self.name, filter=expr, budget=Budget.READ,
+    def count(self, expr: str) -> int:
+        rows = self.call("count", "query", self.name, filter=expr, budget=Budget.READ,
                           output_fields=["count(*)"])
         return int(rows[0]["count(*)"]) if rows else 0
 
     def stats(self) -> dict[str, Any]:
-        return {"exact_records": self._count(self._repo),
+        return {"exact_records": self.count(self.repo_filter),
                 "backend": str(self.target), "collection": self.name,
-                "repo": self.target.repo, "collection_rows": self._count("")}
+                "repo": self.target.repo, "collection_rows": self.count("")}
 
     def close(self) -> None:
         connection, self._conn = self._conn, None
