@@ -8,13 +8,22 @@ function watchText(watch) {
   const parts = [`${watch.mode}, ${n(watch.pending)} pending, ${n(watch.batches)} batches`];
   if (watch.last_batch_at) parts.push(`last batch ${ago(watch.last_batch_at)}`);
   if (watch.last_error) parts.push(`last error: ${watch.last_error}`);
-  return parts.join("; ");
+  return prose(parts.join("; "));
+}
+
+// Who started a run, in words (Run.by: `index` for the person's library, the CLI's and
+// this page's, `agent` for an MCP client's, `watch` for the watcher's).
+const STARTED_BY = { index: "you", agent: "an agent", watch: "the watcher" };
+
+function startedBy(by) {
+  return STARTED_BY[by] || by || "someone";
 }
 
 function lastRunText(run) {
   if (!run) return "none since the daemon started";
-  if (run.state === "running") return `running (${run.phase}), started ${ago(run.started)}`;
-  return `${run.state} ${ago(run.finished)}: ${run.summary}`;
+  const who = `started by ${startedBy(run.by)}`;
+  if (run.state === "running") return `running (${run.phase}), ${who} ${ago(run.started)}`;
+  return prose(`${run.state} ${ago(run.finished)}, ${who}: ${run.summary}`);
 }
 
 function storeCard(s, run) {
@@ -40,7 +49,7 @@ async function storesPage() {
     for (const run of runs) if (!byStore[run.store]) byStore[run.store] = run;
     showFor(mine, h("h1", {}, "Stores"),
       stats.length ? h("div", { class: "cards" }, stats.map(s => storeCard(s, byStore[s.name])))
-        : h("p", {}, "No store yet: run `semlith index FOLDER`."),
+        : h("p", {}, prose("No store yet: run `semlith index FOLDER`.")),
       h("p", { class: "muted", "aria-live": "polite" },
         `Refreshed every 2 s; last at ${new Date().toLocaleTimeString()}.`));
   };
@@ -83,7 +92,7 @@ function treeList(node, prefix, onForget) {
     const dir = node.dirs[name];
     items.push(h("li", {}, h("details", {},
       h("summary", {}, h("span", { class: "mono" }, `${name}/`),
-        ` — ${n(dir.count)} files: ${langText(dir.langs)}`),
+        ` — ${counted(dir.count, "file", "files")}: ${langText(dir.langs)}`),
       treeList(dir, `${prefix}${name}/`, onForget))));
   }
   for (const f of node.files.sort((a, b) => a.path.localeCompare(b.path))) {
@@ -95,6 +104,20 @@ function treeList(node, prefix, onForget) {
                     onclick: () => onForget(f.path) }, "Forget")));
   }
   return h("ul", {}, items);
+}
+
+// The paths the Withheld paragraph promises: files kept out whole, and files indexed with
+// their credential-shaped strings replaced by a marker (how many in each).
+function withheldLists(secret, redacted) {
+  const list = (field, items) => h("ul", { class: "paths", "data-field": field }, items);
+  return [
+    secret.length ? [h("h3", {}, "Kept out whole"), list("secret-files", secret.map(s =>
+      h("li", {}, h("span", { class: "mono" }, s.path), ` (${s.detail || "secret"})`)))] : null,
+    redacted.length ? [h("h3", {}, "Indexed with credentials redacted"),
+      list("redacted-files", redacted.map(f => h("li", { "data-path": f.path },
+        h("span", { class: "mono" }, f.path),
+        ` (${n(f.redacted)} ${f.redacted === 1 ? "string" : "strings"} redacted)`)))] : null,
+  ];
 }
 
 async function filesPage() {
@@ -118,20 +141,21 @@ async function filesPage() {
     const secret = skipped.filter(s => s.reason === "secret");
     const withheld = store.withheld || {};
     fill(body,
-      h("h2", {}, `${n(files.length)} files indexed`),
+      h("h2", {}, `${counted(files.length, "file", "files")} indexed`),
       h("p", { class: "muted" }, `Languages: ${langText(tree.langs) || "none"}`),
       h("div", { class: "tree" }, treeList(tree, "", forget)),
       h("h2", {}, "Withheld as secret"),
       h("p", { "data-field": "withheld" },
-        `${n(withheld.secret_files)} secret files withheld; ${n(withheld.redacted_strings)} ` +
-        `credential-shaped strings redacted in ${n(withheld.redacted_files)} files. ` +
+        `${counted(withheld.secret_files, "secret file", "secret files")} withheld; ` +
+        `${counted(withheld.redacted_strings, "credential-shaped string",
+                   "credential-shaped strings")} redacted in ` +
+        `${counted(withheld.redacted_files, "file", "files")}. ` +
         "Only their paths are shown, never their content."),
-      secret.length ? h("ul", {}, secret.map(s => h("li", { class: "mono" },
-        `${s.path} (${s.detail || "secret"})`))) : null,
-      h("h2", {}, `${n(skipped.length)} files skipped`),
+      withheldLists(secret, files.filter(f => f.redacted > 0)),
+      h("h2", {}, `${counted(skipped.length, "file", "files")} skipped`),
       skipped.length ? table([["Path"], ["Reason"], ["Detail"]], skipped.map(s => h("tr", {},
         cell("Path", h("span", { class: "mono" }, s.path)), cell("Reason", s.reason),
-        cell("Detail", s.detail))))
+        cell("Detail", prose(s.detail)))))
         : h("p", {}, "None."));
   };
   const say = h("p", { role: "status", "aria-live": "polite" });
@@ -151,7 +175,7 @@ function runRow(row, run) {
   row.dataset.state = run.state;
   const [, state, by, progress, time, action] = row.children;
   state.textContent = run.state;
-  by.textContent = run.by;
+  by.textContent = startedBy(run.by);
   let bar = progress.querySelector("progress");
   if (running && total > 0) {
     if (!bar) { bar = h("progress", {}); progress.prepend(bar); }
@@ -159,11 +183,11 @@ function runRow(row, run) {
     bar.value = run.chunks_done;
     bar.setAttribute("aria-label", `${run.store}: ${run.chunks_done} of about ${total} chunks`);
   } else if (bar) bar.remove();
-  progress.lastChild.textContent = running
+  fill(progress.lastChild, running
     ? `${run.phase}: ${n(run.files_done)} of ${n(run.files_total)} files, ` +
       `${n(run.chunks_done)} of about ${n(total)} chunks` +
       (run.chunks_per_s ? `, ${n(Math.round(run.chunks_per_s))} chunks/s` : "")
-    : run.summary;
+    : prose(run.summary));
   time.textContent = running ? duration(run.eta_s) : ago(run.finished);
   if (running && !action.firstChild) {
     fill(action, h("button", { type: "button", "aria-label": `Stop the run of ${run.store}`,
@@ -250,12 +274,14 @@ async function agentsPage() {
     h("dl", {},
       h("dt", {}, "MCP endpoint"), h("dd", { class: "mono", "data-field": "endpoint" }, a.endpoint),
       h("dt", {}, "Agent key"), h("dd", { "data-field": "key_file" },
-        `kept in ${a.key_file} (not shown here; \`semlith key show\` prints it in a terminal)`)),
-    h("h2", {}, "Rotating the key"), h("p", {}, a.rotate),
+        prose(`kept in ${a.key_file} (not shown here; \`semlith key show\` prints it in a ` +
+              "terminal)"))),
+    h("h2", {}, "Rotating the key"), h("p", {}, prose(a.rotate)),
     h("h2", {}, "Clients on this machine"),
     table([["Client"], ["Configured"], ["Config file"]], a.clients.map(c =>
       h("tr", { "data-client": c.name }, cell("Client", c.title),
         cell("Configured", c.configured ? "yes: names semlith" : "no"),
         cell("Config file", h("span", { class: "mono" }, c.config))))),
-    h("p", { class: "muted" }, "`semlith setup CLIENT --write` adds semlith to a client's config."));
+    h("p", { class: "muted" },
+      prose("`semlith setup CLIENT --write` adds semlith to a client's config.")));
 }
