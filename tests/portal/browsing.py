@@ -109,6 +109,35 @@ def in_view(chrome: Any, element: Any) -> bool:
         "return r.top >= 0 && r.top < window.innerHeight && window.scrollY > 0;", element))
 
 
+def ask_graph(chrome: Any, button: str, name: str, target: str = "",
+              all_edges: bool = False) -> None:
+    """Ask the Graph page (`button`: its label) and wait for the answer drawn."""
+    for field, value in (("#g-name", name), ("#g-target", target)):
+        css(chrome, field).clear()
+        css(chrome, field).send_keys(value)
+    if css(chrome, "#g-all").is_selected() != all_edges:
+        css(chrome, "#g-all").click()
+    next(b for b in csss(chrome, "#page .row button") if b.text == button).click()
+    wait(chrome, lambda d: d.execute_script("return !!document.body.dataset.graphed"))
+
+
+def boxes(chrome: Any, selector: str) -> list[dict[str, Any]]:
+    """The nodes `selector` finds: name, side, status, left x, and their titles."""
+    return list(chrome.execute_script("""
+        return [...document.querySelectorAll(arguments[0])].map(g => ({
+            name: g.dataset.name, side: g.dataset.side, status: g.dataset.status,
+            x: g.getBoundingClientRect().left, title: g.querySelector('title').textContent,
+            role: g.getAttribute('role'), tabindex: g.getAttribute('tabindex')}));""",
+        selector))
+
+
+def dashes(chrome: Any, selector: str) -> dict[str, str]:
+    """Each edge status's line style (its computed stroke-dasharray)."""
+    return dict(chrome.execute_script("""
+        return [...document.querySelectorAll(arguments[0])].map(e =>
+            [e.dataset.status, getComputedStyle(e).strokeDasharray]);""", selector))
+
+
 def broken_headers(chrome: Any, width: int) -> tuple[int, list[str]]:
     """At `width` px (a tablet's: tables not stacked, squeezed), how many table headers
     the page shows, and the words of headers and cells broken across two lines (a path,

@@ -22,6 +22,7 @@ from tests.portal.browsing import (
     CANARY,
     PAGES,
     TOKEN,
+    ask_graph,
     broken_headers,
     cli_json,
     css,
@@ -233,6 +234,8 @@ def test_phone_width_and_dark_mode(chrome: Any, daemon: tuple[Daemon, Path],
                         summary.click()
                 elif page == "search":  # a hit, its words marked
                     search(chrome, "retry backoff delay", store="proj")
+                elif page == "graph":  # the picture fits a phone too
+                    ask_graph(chrome, "Callers and callees", "fetch_page")
                 over = chrome.execute_script(
                     "return document.documentElement.scrollWidth - window.innerWidth")
                 assert over <= 0, (page, width, over)

@@ -6,6 +6,11 @@ function h(tag, attrs, ...children) {
   return dress(document.createElement(tag), attrs, children);
 }
 
+// An SVG element (the graph's picture), built as `h` builds HTML.
+function svg(tag, attrs, ...children) {
+  return dress(document.createElementNS("http://www.w3.org/2000/svg", tag), attrs, children);
+}
+
 function dress(el, attrs, children) {
   for (const [name, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
