@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from semlith.server.portal.routes import ASSETS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,7 +28,7 @@ def test_wheel_ships_grammars_and_tokenizer(tmp_path: Path) -> None:
                            "config.json", "NOTICE"):
         assert f"semlith/embed/minilm/{tokenizer_file}" in names
     assert "semlith/ingest/formats/docx.py" in names  # a subpackage is listed by hand
-    for asset in ("index.html", "portal.js", "portal.css", "favicon.svg"):  # the portal
+    for asset in ASSETS:  # the portal's page, its scripts, its style and its icon
         assert f"semlith/server/portal/static/{asset}" in names
     assert "semlith/server/portal/routes.py" in names
     packages = {f.parent.relative_to(ROOT).as_posix() for f in (ROOT / "semlith").rglob(

@@ -191,7 +191,7 @@ class LocalLibrary(Reader, Installation):
         with self._reading(scope) as (opened, _):
             _listed_here(opened, "files")
             return [FileEntry(label, f.path, f.size, f.lang,
-                              "indexed" if f.hash else "pending")
+                              "indexed" if f.hash else "pending", f.redacted)
                     for label, store in opened for f in store.corpus.files()]
 
     def skipped(self, *, scope: Scope = Scope()) -> list[SkipEntry]:

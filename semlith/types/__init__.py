@@ -220,6 +220,7 @@ class FileEntry(Value):
     size: int
     lang: str
     state: str  # "indexed" or "pending"
+    redacted: int = 0  # credential-shaped strings replaced by a marker (ingest/secrets.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -224,6 +224,10 @@ def test_nothing_secret_is_stored_embedded_or_found(tree: Path, settings: Settin
     try:
         hits = library.search("upload invoice cloud bucket", k=3, scope=scope).hits
         assert hits[0].path == "config.py"
+        # which files had strings redacted, by path: the portal lists them (issue #45)
+        redacted = {f.path: f.redacted for f in library.files(scope=scope) if f.redacted}
+        assert sum(redacted.values()) == 8 and redacted["config.py"] == 4
+        assert len(redacted) == 2
         for secret in FAKE.all:
             found = library.search(secret, k=5, scope=scope).hits
             assert_nothing_leaks("\n".join(h.text for h in found))

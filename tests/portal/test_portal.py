@@ -7,6 +7,7 @@ deterministic `HashEmbedder`, driven by Starlette's TestClient. The browser test
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from semlith.base.settings import Settings
 from semlith.local import Engine, LocalLibrary
 from semlith.local.fleet import Fleet
 from semlith.server.app import Keys, create_app
-from semlith.server.portal.routes import CSP, METHODS
+from semlith.server.portal.routes import ASSETS, CSP, METHODS, SCRIPTS
 from semlith.server.portal.session import (
     LINK_SECONDS,
     SESSION_SECONDS,
@@ -93,8 +94,8 @@ def test_the_page_without_a_token_only_explains_how_to_get_one(portal: Portal) -
         assert word not in page.text  # no data and no key in what anyone can load
 
 
-@pytest.mark.parametrize("path", ["/", "/portal/static/portal.js",
-                                  "/portal/static/portal.css", "/portal/static/favicon.svg"])
+@pytest.mark.parametrize("path", ["/", *(f"/portal/static/{name}" for name in ASSETS
+                                        if name != "index.html")])
 def test_every_portal_answer_carries_the_csp_and_no_cors(portal: Portal, path: str) -> None:
     answer = portal.client.get(path, headers={"Origin": "http://127.0.0.1:7365"})
     assert answer.status_code == 200
@@ -108,9 +109,15 @@ def test_the_assets_hold_no_inline_script_or_style() -> None:
     static = Path(__file__).resolve().parents[2] / "semlith" / "server" / "portal" / "static"
     html = (static / "index.html").read_text()
     assert "<style" not in html and " style=" not in html and "javascript:" not in html
-    assert html.count("<script") == 1 and 'src="/portal/static/portal.js"' in html
-    assert "innerHTML" not in (static / "portal.js").read_text()  # text is never parsed
-    for name in ("index.html", "portal.js", "portal.css"):  # offline: no CDN, no fonts
+    # every script is a file of its own, run in the order SCRIPTS says, and all ship
+    assert re.findall(r'<script src="/portal/static/([\w.]+)" defer></script>', html) == \
+        list(SCRIPTS) and html.count("<script") == len(SCRIPTS)
+    assert {p.name for p in static.iterdir()} == set(ASSETS)
+    for name in SCRIPTS:
+        script = (static / name).read_text()
+        assert "innerHTML" not in script and "insertAdjacentHTML" not in script  # never parsed
+        assert "eval(" not in script and "new Function" not in script
+    for name in ASSETS:  # offline: no CDN, no fonts
         assert "https://" not in (static / name).read_text()
 
 

@@ -46,8 +46,12 @@ METHODS = ("stats", "stores", "files", "skipped", "search", "grep", "read", "for
 # The code graph's, served once the library has them (issue #22): the Graph page asks
 # `/portal/methods` and says what it will show until then.
 GRAPH_METHODS = ("neighbors", "impact", "path")
+# The page's scripts, in the order index.html runs them: one global scope, one concept
+# each; portal.js, last, starts the page.
+SCRIPTS = ("dom.js", "daemon.js", "pages.js", "search.js", "picture.js", "graph.js",
+           "portal.js")
 ASSETS = {"index.html": "text/html; charset=utf-8",
-          "portal.js": "text/javascript; charset=utf-8",
+          **{name: "text/javascript; charset=utf-8" for name in SCRIPTS},
           "portal.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"}
 Endpoint = Callable[[Request], Awaitable[Response]]
 
