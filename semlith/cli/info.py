@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from semlith.base.names import escape_name
 from semlith.cli import output
 from semlith.cli.base import (
     emit_json,
@@ -14,7 +15,6 @@ from semlith.cli.base import (
     scope,
     store_option,
 )
-from semlith.ingest.names import escape_name
 from semlith.types import SkipEntry
 
 

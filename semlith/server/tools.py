@@ -33,8 +33,8 @@ from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
 from semlith import __version__
+from semlith.base.names import escape_name
 from semlith.errors import SemlithError
-from semlith.ingest.names import escape_name
 from semlith.library import Library
 from semlith.server import answers
 from semlith.server.arguments import RuledTool
