@@ -83,6 +83,24 @@ def extract_text(rel: str, data: bytes) -> str:
     return text[:MAX_TEXT_CHARS]
 
 
+def is_verbatim(rel: str, data: bytes) -> bool:
+    """Whether `extract_text(rel, data)` is `data` itself decoded, for bytes it takes as
+    text (an indexed file's): a plain text file in UTF-8, with no byte order mark, no
+    carriage return and no need to be cut. grep then searches the bytes as they are."""
+    language = language_of(rel)
+    if (language is not None and language.name in _EXTRACTORS) or \
+            data.startswith(_PDF_MAGIC) or len(data) > MAX_TEXT_CHARS or b"\r" in data or \
+            any(data.startswith(bom) for bom, _ in _BOMS):
+        return False
+    if data.isascii():
+        return True
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False  # its bad bytes are U+FFFD in the text
+    return True
+
+
 def _plain(data: bytes) -> str:
     if is_binary(data):
         raise Binary()

@@ -13,13 +13,15 @@ from semlith.embed.models import load_embedder
 from semlith.embed.pool import EmbedderPool
 from semlith.embed.text import Embedder
 from semlith.index.runs import RunBoard
+from semlith.local.grep import GrepGate
 
 if TYPE_CHECKING:
     from semlith.embed.clip import ClipEmbedder
 
 
 class Engine:
-    """What a process shares: settings, one embedder pool, the query worker threads."""
+    """What a process shares: settings, one embedder pool, the query worker threads, the
+    grep gate."""
 
     def __init__(self, settings: Settings,
                  embedder_factory: Callable[[str], Embedder] | None = None) -> None:
@@ -39,6 +41,7 @@ class Engine:
         self._image: ClipEmbedder | None = None
         self._image_lock = threading.Lock()
         self.runs = RunBoard()  # every index run of this process (Library.runs)
+        self.greps = GrepGate()  # one grep searching at a time (local/grep.py)
 
     def image_model(self) -> ClipEmbedder:
         """The image model, loaded once on first use (only a store with images asks).

@@ -29,9 +29,8 @@ from semlith.graph import answers as graph
 from semlith.graph.brief import brief as graph_brief
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.local.engine import Engine
-from semlith.local.grep import MAX_CONTEXT, collect, compile_pattern
-from semlith.local.grep import MAX_LIMIT as MAX_GREP
 from semlith.local.grep import Search as GrepSearch
+from semlith.local.grep import collect, compile_pattern, grep_sides
 from semlith.local.indexing import run_index
 from semlith.local.locators import Target, parse_target
 from semlith.local.reads import (
@@ -130,17 +129,13 @@ class LocalLibrary(Installation):
              before: int | None = None, after: int | None = None, limit: int = 100,
              files_only: bool = False, count: bool = False, filters: Filters = Filters(),
              scope: Scope = Scope()) -> Matches:
-        if not 1 <= limit <= MAX_GREP:
-            raise ValueError(f"limit must be from 1 to {MAX_GREP}, got {limit}")
-        sides = (context if before is None else before, context if after is None else after)
-        for name, value in zip(("before", "after"), sides, strict=True):
-            if not 0 <= value <= MAX_CONTEXT:
-                raise ValueError(f"{name} context must be from 0 to {MAX_CONTEXT} lines, "
-                                 f"got {value}")
-        per_file = files_only or count
+        sides = grep_sides(limit, context, before, after)
         search = GrepSearch(compile_pattern(pattern, regex), sides, filters)
-        with self._reading(scope) as (opened, note):
-            return collect(search, opened, note, limit, per_file)
+        gate = self.engine.greps.enter(search.deadline)  # waiting counts in the deadline
+        with gate as turn, self._reading(scope) as (opened, note):
+            search.waited = not turn
+            return collect(search, opened if turn else Opened(), note, limit,
+                           files_only or count)
 
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside
