@@ -38,7 +38,8 @@ from semlith.ingest.generated import skip_record
 from semlith.ingest.images import is_image
 from semlith.ingest.reading import content_hash
 from semlith.ingest.walk import Candidate, Skipped, SkipReason
-from semlith.store import ChunkRow, Store, count_vectors
+from semlith.store import ChunkRow, Store
+from semlith.store.checks import count_vectors
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
 

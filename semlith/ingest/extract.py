@@ -83,13 +83,19 @@ def extract_text(rel: str, data: bytes) -> str:
     return text[:MAX_TEXT_CHARS]
 
 
+def is_plain(rel: str, data: bytes) -> bool:
+    """Whether `extract_text(rel, data)` only decodes `data` (no document format, no
+    markup): the same bytes give the same text in any version."""
+    language = language_of(rel)
+    return not (language is not None and language.name in _EXTRACTORS) and \
+        not data.startswith(_PDF_MAGIC)
+
+
 def is_verbatim(rel: str, data: bytes) -> bool:
     """Whether `extract_text(rel, data)` is `data` itself decoded, for bytes it takes as
     text (an indexed file's): a plain text file in UTF-8, with no byte order mark, no
     carriage return and no need to be cut. grep then searches the bytes as they are."""
-    language = language_of(rel)
-    if (language is not None and language.name in _EXTRACTORS) or \
-            data.startswith(_PDF_MAGIC) or len(data) > MAX_TEXT_CHARS or b"\r" in data or \
+    if not is_plain(rel, data) or len(data) > MAX_TEXT_CHARS or b"\r" in data or \
             any(data.startswith(bom) for bom, _ in _BOMS):
         return False
     if data.isascii():

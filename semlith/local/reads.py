@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from semlith.errors import BadTarget
 from semlith.ingest.document import Withheld, document_text
-from semlith.ingest.extract import is_extracted, is_verbatim
+from semlith.ingest.extract import extract_text, is_extracted, is_plain, is_verbatim
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.images import is_image, preview, read_image
 from semlith.ingest.reading import content_hash, limit_for, read_file
@@ -74,17 +74,23 @@ def served_text(store: Store, record: FileRecord, path: Path) -> tuple[bytes, bo
     """The text `read` serves of an indexed file that is not an image, as UTF-8 with
     "\\n" line ends, and whether the file changed since it was indexed.
 
-    A file unchanged since it was indexed, under the same secret rules, that had nothing
-    redacted and is plain UTF-8 text is served as its bytes: redacting it again would
-    find nothing, and that scan was 40 % of a grep's time (issue #45). Anything else goes
-    through `document_text`, as indexing did. Raises BadTarget when the file cannot be
+    A plain text file unchanged since it was indexed, under the same secret rules, that
+    had nothing redacted is not redacted again (it would find nothing: the scan was 40 %
+    of a grep's time, and loading the rules most of a fresh CLI's; issue #45), and in
+    UTF-8 it is served as its bytes. Anything else goes through `document_text`, as
+    indexing did. Raises BadTarget when the file cannot be
     read now or is withheld as a secret."""
     rel = record.path
     data = _read(path, rel)
     digest = content_hash(data)
     if digest == record.hash and record.redacted == 0 and record.rules == _rules() and \
-            is_verbatim(rel, data) and secret_content(rel, data) is None:
-        return data, False
+            is_plain(rel, data) and secret_content(rel, data) is None:
+        if is_verbatim(rel, data):
+            return data, False
+        try:  # CRLF, a BOM, bad bytes: decoded as indexing did, and nothing to redact
+            return extract_text(rel, data).encode(), False
+        except Unreadable as exc:
+            raise BadTarget(f"{rel!r} cannot be read as text now ({exc})") from None
     try:  # what was indexed, as it was indexed: secrets withheld or redacted
         opted_in = secret_content(rel, data) is None or \
             is_opted_in(store.root, rel, exclude=[store.folder])

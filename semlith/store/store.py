@@ -18,25 +18,25 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
 from semlith.base.private import FOLDER_MODE, create_private_file, tighten
 from semlith.base.settings import Settings
 from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
-from semlith.store.backends import backend_for
 from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
-from semlith.store.milvus.space import MilvusSpace
-from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import paths_under
 from semlith.store.rows import SpaceRecord
 from semlith.store.vectors import RESCORE_HEAD, LocalSpace, VectorSpace
+
+if TYPE_CHECKING:
+    from semlith.store.milvus.space import MilvusSpace
 
 TEXT = "text"
 
@@ -63,6 +63,8 @@ class Store:
         # holds only meta, its chunks are the engine's rows.
         self._mirror = catalog.meta("mirror") == "1"
         if self._backend:
+            from semlith.store.backends import backend_for  # only a store that has one
+
             self.vectors, self.corpus = backend_for(self._backend).open(
                 self, self._backend, mirror=self._mirror)
         else:
@@ -112,6 +114,9 @@ class Store:
         """A mirror of the repo `backend` names (`?repo=` is required): a store folder
         whose catalog holds only meta, read from Milvus (writable, locked: it is new).
         The model and dimension are the collection's."""
+        from semlith.store.backends import backend_for
+        from semlith.store.milvus.target import MilvusTarget
+
         target = MilvusTarget.parse(backend)
         if not target.repo or not target.collection:
             raise BackendError("attach needs the collection and the repo: "
@@ -156,6 +161,8 @@ class Store:
 
         A new Milvus-backed store owns its repo's rows: it deletes what a store of the
         same repo left in the collection."""
+        from semlith.store.backends import backend_for
+
         engine = None if backend is None else backend_for(backend)
         if dim <= 0 or dim % 8:
             raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
@@ -176,20 +183,22 @@ class Store:
                     catalog.set_meta("root", str(home))
                 catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
         store = cls._make(folder, settings, command, describe)
-        if isinstance(store.vectors, MilvusSpace) and not store.catalog.has_chunks():
+        if _in_milvus(store.vectors) and not store.catalog.has_chunks():
             store.vectors.first_load = True  # until the first run ends (`end_first_load`)
         return store
 
     def end_first_load(self) -> None:
         """After the run that filled a new store: every later write may meet a row it
         wrote, so it upserts."""
-        if isinstance(self.vectors, MilvusSpace):
+        if _in_milvus(self.vectors):
             self.vectors.first_load = False
 
     def check_backend(self, backend: str | None) -> None:
         """A store keeps the backend it was made with: asking for another is an error."""
         if backend is None:
             return
+        from semlith.store.backends import backend_for
+
         engine = backend_for(backend)
         # the name the store had when its rows were named (a rename does not move them)
         repo = self.catalog.meta("first_name") or self.name
@@ -371,3 +380,13 @@ class Store:
 def _exhaustive(vectors: VectorSpace) -> bool:
     """Whether a space answers by scanning every record, removed ones included."""
     return isinstance(vectors, LocalSpace) and vectors.exhaustive
+
+
+def _in_milvus(vectors: VectorSpace) -> TypeGuard[MilvusSpace]:
+    """Whether the vectors are a Milvus collection's (its modules load only then: a grep
+    or a read of a local store imports no Milvus client; issue #45)."""
+    if isinstance(vectors, LocalSpace):
+        return False
+    from semlith.store.milvus.space import MilvusSpace
+
+    return isinstance(vectors, MilvusSpace)

@@ -146,6 +146,27 @@ def test_names_print_escaped_on_one_line(tree: Path) -> None:  # noqa: F811
     assert sorted(m["path"] for m in data["matches"]) == sorted(ODD_NAMES)  # JSON: as is
 
 
+# What a grep from a fresh CLI must not import (issue #45: start-up is part of its
+# budget): the model's, the ranking's, the graph's, the daemon's and Milvus' modules.
+NOT_FOR_GREP = ("semlith.embed", "semlith.search", "semlith.ranking", "semlith.graph",
+                "semlith.index.indexer", "semlith.remote", "semlith.store.milvus",
+                "semlith.cli.daemon", "semlith.cli.index", "onnxruntime", "fastembed",
+                "tree_sitter", "mcp", "starlette", "uvicorn", "pydantic")
+
+
+def test_a_grep_from_a_fresh_cli_imports_only_what_it_needs(tree: Path) -> None:  # noqa: F811
+    code = ("import sys\nfrom semlith.cli import main\n"
+            "try:\n    main(['search', '--exact', 'RetryPolicy', '-c'])\n"
+            "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+            "print('\\n'.join(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True,
+                          text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.splitlines()
+    assert "net/retry.py:" in loaded[0] and "semlith.local.grep" in loaded
+    assert [m for m in loaded if m.startswith(NOT_FOR_GREP)] == []
+
+
 def test_after_and_before_override_context_on_their_side(tree: Path) -> None:  # noqa: F811
     for args, sides in [(("-C", "2", "-A", "0"), (2, 0)), (("-B", "0", "-C", "3"), (0, 3))]:
         assert _cli("--exact", "retry", *args) == _reference(tree, "retry", False,

@@ -19,6 +19,7 @@ from semlith.local import LocalLibrary, grep, pattern
 from semlith.local.pattern import compile_pattern
 from semlith.types import Scope
 from tests.conftest import HashEmbedder
+from tests.secret_fixtures import fakes
 
 TEXTS = ["def foo(x):\n    return x\n\nclass A:\n  pass\n",
          "héllo wörld café\n\tτest 12 ٣ ½\nx\n", "a\n\n\nb", "", "\n", "one line",
@@ -110,6 +111,30 @@ def library(tmp_path: Path, settings: Settings) -> Iterator[tuple[LocalLibrary, 
     lib.index([str(root)])
     try:
         yield lib, Scope((str(root),))
+    finally:
+        lib.close()
+
+
+def test_a_grep_sees_the_lines_read_serves(tmp_path: Path, settings: Settings) -> None:
+    # Files served as their bytes, decoded again (CRLF, a BOM, a bad byte) or redacted.
+    root = tmp_path / "odd"
+    root.mkdir()
+    (root / "crlf.txt").write_bytes(b"first\r\nneedle one\r\nlast\r\n")
+    (root / "bom.txt").write_bytes("\ufeffneedle two\n".encode())
+    (root / "bad.txt").write_bytes(b"caf\xe9 needle three\n")
+    (root / "plain.py").write_text("x = 1\nneedle = 'four'\n")
+    token = fakes().github
+    (root / "keys.py").write_text(f"needle = 'five'\nKEY = '{token}'\n")
+    lib = LocalLibrary(settings, embedder_factory=HashEmbedder)
+    try:
+        lib.index([str(root)])
+        where = Scope((str(root),))
+        found = lib.grep("needle", scope=where).matches
+        assert len(found) == 5
+        for m in found:
+            assert lib.read(f"{m.path}:{m.line}", scope=where).lines == (m.text,), m
+        assert lib.grep(token, scope=where).files == ()
+        assert lib.grep("KEY = '[REDACTED", scope=where).files == ("odd:keys.py",)
     finally:
         lib.close()
 
