@@ -117,7 +117,8 @@ def _name(path: str | PurePath) -> str:
     if isinstance(path, PurePath) or not path or path.endswith(_SEPARATORS) or \
             path.endswith((".", ":")):
         return PurePath(path).name
-    return path[max(path.rfind(sep) for sep in _SEPARATORS) + 1:]
+    cut = path.rfind("/") if len(_SEPARATORS) == 1 else max(map(path.rfind, _SEPARATORS))
+    return path[cut + 1:]
 
 
 def catalog_kind(path: str) -> dict[str, str]:

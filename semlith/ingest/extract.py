@@ -44,6 +44,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
     (codecs.BOM_UTF8, "utf-8-sig"),
 )
+_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 
 
 class Binary(Unreadable):
@@ -91,12 +92,11 @@ def is_plain(rel: str, data: bytes) -> bool:
         not data.startswith(_PDF_MAGIC)
 
 
-def is_verbatim(rel: str, data: bytes) -> bool:
-    """Whether `extract_text(rel, data)` is `data` itself decoded, for bytes it takes as
-    text (an indexed file's): a plain text file in UTF-8, with no byte order mark, no
-    carriage return and no need to be cut. grep then searches the bytes as they are."""
-    if not is_plain(rel, data) or len(data) > MAX_TEXT_CHARS or b"\r" in data or \
-            any(data.startswith(bom) for bom, _ in _BOMS):
+def decodes_as_is(data: bytes) -> bool:
+    """Whether a plain file's text (`is_plain`) is `data` itself, for bytes `extract_text`
+    takes as text (an indexed file's): UTF-8 with no byte order mark, no carriage return
+    and no need to be cut. grep then searches the bytes as they are."""
+    if len(data) > MAX_TEXT_CHARS or b"\r" in data or data.startswith(_BOM_PREFIXES):
         return False
     if data.isascii():
         return True

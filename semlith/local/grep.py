@@ -23,6 +23,7 @@ from semlith.ingest.images import is_image
 from semlith.local.pattern import Pattern, compile_pattern
 from semlith.local.reads import RootPaths, served_text
 from semlith.local.sources import Opened
+from semlith.store import FileRecord
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
 from semlith.types.grep import Enclosing, Match, Matches
@@ -114,21 +115,26 @@ class Search:
             # ripgrep's order (`rg --sort path`): by name in each folder, so `net/` and
             # all in it come before `net.py`, which a plain string order puts first
             chosen = sorted(store.corpus.file_paths(self.selection), key=_in_folders)
-            work += [(label, store, paths, p) for p in chosen if not is_image(p)]
+            records = _records(store, chosen)
+            work += [(label, store, paths, records.get(p)) for p in chosen if not is_image(p)]
         self.total = len(work)
-        for label, store, paths, path in work:
+        for label, store, paths, record in work:
             if time.monotonic() > self.deadline:
                 return
-            found = self._file(label, store, paths, path)
+            found = self._file(label, store, paths, record)
             if found:
                 yield found
 
-    def _file(self, label: str, store: Any, paths: RootPaths, path: str) -> Found | None:
-        record = store.corpus.file(path)
+    def _file(self, label: str, store: Any, paths: RootPaths, record: FileRecord | None
+              ) -> Found | None:
+        if record is None:  # forgotten since the listing
+            self.searched += 1
+            return None
         try:  # withheld, deleted or unreadable now: not served, so not searched
-            data, changed = served_text(store, record, paths(path)) if record else (b"", False)
+            data, changed = served_text(store, record, paths(record.path))
         except BadTarget:
             data, changed = b"", False
+        path = record.path
         numbers, done = self.pattern.lines(data, self.deadline)
         self.searched += done
         if not numbers:
@@ -166,6 +172,14 @@ class Search:
 
 def _in_folders(path: str) -> list[str]:
     return path.split("/")
+
+
+def _records(store: Any, paths: list[str]) -> dict[str, FileRecord | None]:
+    """The records of the files to search: every file's in one query when they are many
+    (a query a file was 10 % of a grep over 1,000 files), else one query each."""
+    if len(paths) > 100:
+        return {r.path: r for r in store.corpus.files()}
+    return {path: store.corpus.file(path) for path in paths}
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from semlith.errors import BadTarget
 from semlith.ingest.document import Withheld, document_text
-from semlith.ingest.extract import extract_text, is_extracted, is_plain, is_verbatim
+from semlith.ingest.extract import decodes_as_is, extract_text, is_extracted, is_plain
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.images import is_image, preview, read_image
 from semlith.ingest.reading import content_hash, limit_for, read_file
@@ -85,7 +85,7 @@ def served_text(store: Store, record: FileRecord, path: Path) -> tuple[bytes, bo
     digest = content_hash(data)
     if digest == record.hash and record.redacted == 0 and record.rules == _rules() and \
             is_plain(rel, data) and secret_content(rel, data) is None:
-        if is_verbatim(rel, data):
+        if decodes_as_is(data):
             return data, False
         try:  # CRLF, a BOM, bad bytes: decoded as indexing did, and nothing to redact
             return extract_text(rel, data).encode(), False
@@ -157,14 +157,13 @@ class RootPaths:
         self._folders: dict[str, str] = {}
 
     def __call__(self, rel: str) -> Path:
-        pure = PurePosixPath(rel)
-        if pure.is_absolute() or ".." in pure.parts or not rel.strip():
+        folder, _, name = rel.rpartition("/")  # as PurePosixPath splits it, without one
+        if rel.startswith("/") or ".." in rel.split("/") or not rel.strip() or not name:
             raise BadTarget(f"{rel!r} is not a path relative to the store's root")
-        folder = str(pure.parent)
         real = self._folders.get(folder)
         if real is None:
             real = self._folders[folder] = self._checked(os.path.join(self.real, folder), rel)
-        path = os.path.join(real, pure.name)
+        path = os.path.join(real, name)
         return Path(self._checked(path, rel) if os.path.islink(path) else path)
 
     def _checked(self, path: str, rel: str) -> str:
