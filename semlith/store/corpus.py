@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from semlith.store import query as q
 from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.keywords import prune
@@ -27,6 +25,8 @@ from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from semlith.store.store import Store
 
 TEXT = "text"

@@ -15,12 +15,11 @@ protocol, store/checkpoint.py).
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
-
-import numpy as np
 
 from semlith.base.private import FOLDER_MODE, create_private_file, tighten
 from semlith.base.settings import Settings
@@ -33,10 +32,12 @@ from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
 from semlith.store.query import paths_under
 from semlith.store.rows import SpaceRecord
-from semlith.store.vectors import RESCORE_HEAD, LocalSpace, VectorSpace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the vector modules load numpy and turbovec: only a store that
+    import numpy as np  # searches or writes vectors imports them (issue #45)
+
     from semlith.store.milvus.space import MilvusSpace
+    from semlith.store.vectors import VectorSpace
 
 TEXT = "text"
 
@@ -56,8 +57,9 @@ class Store:
         # Every read of search, symbols and read goes through the corpus; a store whose
         # backend is another engine (issue #16: Milvus) keeps its text vectors, keyword
         # index and, for a mirror, its chunks there (store/backends.py).
-        self.vectors: VectorSpace
         self.corpus: Corpus
+        self._spaces: dict[str, VectorSpace] | None = None  # opened on first use
+        self._spaces_lock = threading.Lock()
         self._backend = catalog.meta("backend")
         # A mirror (`semlith attach`) reads a repo another machine indexes: its catalog
         # holds only meta, its chunks are the engine's rows.
@@ -65,15 +67,11 @@ class Store:
         if self._backend:
             from semlith.store.backends import backend_for  # only a store that has one
 
-            self.vectors, self.corpus = backend_for(self._backend).open(
+            vectors, self.corpus = backend_for(self._backend).open(
                 self, self._backend, mirror=self._mirror)
+            self._spaces = {TEXT: vectors}
         else:
-            self.vectors = LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)
             self.corpus = LocalCorpus(self)
-        self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
-        for record in catalog.spaces().values():
-            if record.name != TEXT:
-                self.spaces[record.name] = self._local_space(record)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
         self._name: str | None = None
@@ -246,6 +244,28 @@ class Store:
                      command="semlith (store upgrade)").close()
 
     @property
+    def spaces(self) -> dict[str, VectorSpace]:
+        """The vector spaces by name ("text", "image"...), opened on first use: a grep,
+        a read or a file listing opens none, and so imports no numpy (issue #45)."""
+        with self._spaces_lock:
+            if self._spaces is None:
+                from semlith.store.vectors import LocalSpace
+
+                spaces: dict[str, VectorSpace] = {TEXT: LocalSpace(
+                    self.folder, self.dim, self.settings.index_memory_mb << 20,
+                    self.settings.perf)}
+                for record in self.catalog.spaces().values():
+                    if record.name != TEXT:
+                        spaces[record.name] = self._local_space(record)
+                self._spaces = spaces
+            return self._spaces
+
+    @property
+    def vectors(self) -> VectorSpace:
+        """The text space: the chunks' vectors."""
+        return self.spaces[TEXT]
+
+    @property
     def writable(self) -> bool:
         return self.lock is not None and self.lock.held
 
@@ -256,7 +276,7 @@ class Store:
             with self.catalog.transaction():
                 self.catalog.set_meta("writer_clean", 1)
         self.catalog.close()
-        for space in self.spaces.values():
+        for space in (self._spaces or {}).values():  # none to open just to close
             space.close()
         if self.lock is not None:
             self.lock.release()
@@ -282,6 +302,8 @@ class Store:
                     space: str = TEXT) -> None:
         """Store vectors for chunk ids (increasing) in `space`; durable in the space's log
         at once."""
+        import numpy as np
+
         self._require_writer()
         self.spaces[space].add(np.asarray(ids, dtype=np.uint64), vectors)
 
@@ -314,6 +336,8 @@ class Store:
         return self.spaces[name]
 
     def _local_space(self, record: SpaceRecord) -> VectorSpace:
+        from semlith.store.vectors import LocalSpace
+
         return LocalSpace(self.folder / SPACES_DIR / record.name, record.dim,
                           self.settings.index_memory_mb << 20, self.settings.perf)
 
@@ -338,7 +362,7 @@ class Store:
     # -- searching -----------------------------------------------------------------------
 
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
-                     rescore: int = RESCORE_HEAD, live: bool = True,
+                     rescore: int | None = None, live: bool = True,
                      space: str = TEXT) -> list[tuple[int, float]]:
         """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the head.
 
@@ -346,8 +370,12 @@ class Store:
         deleted (and not yet trashed by the writer) are dropped; a caller that looks the
         chunks up anyway (search does) passes False and saves that query. With
         `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
-        the reference answer).
+        the reference answer). `rescore`: how many of the head to rescore exactly (None:
+        `vectors.RESCORE_HEAD`).
         """
+        from semlith.store.vectors import RESCORE_HEAD
+
+        rescore = RESCORE_HEAD if rescore is None else rescore
         vectors = self.spaces[space]
         check = live or _exhaustive(vectors)
         # Liveness drops ids: rank the whole rescored head, then cut to k.
@@ -379,12 +407,16 @@ class Store:
 
 def _exhaustive(vectors: VectorSpace) -> bool:
     """Whether a space answers by scanning every record, removed ones included."""
+    from semlith.store.vectors import LocalSpace
+
     return isinstance(vectors, LocalSpace) and vectors.exhaustive
 
 
 def _in_milvus(vectors: VectorSpace) -> TypeGuard[MilvusSpace]:
     """Whether the vectors are a Milvus collection's (its modules load only then: a grep
     or a read of a local store imports no Milvus client; issue #45)."""
+    from semlith.store.vectors import LocalSpace
+
     if isinstance(vectors, LocalSpace):
         return False
     from semlith.store.milvus.space import MilvusSpace

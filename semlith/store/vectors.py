@@ -18,10 +18,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from semlith.store.exact import EXACT_NAME, ExactSidecar
+from semlith.store.exact import ExactSidecar
+from semlith.store.folder import EXACT_NAME, SHARDS_DIR
 from semlith.store.shards import SHARD_SPAN, ShardSet
 
-SHARDS_DIR = "shards"
 # Candidates of the 4-bit scan rescored with exact vectors: recall@10 1.000 where the 4-bit
 # codes alone get 0.90-0.93 (docs/performance.md, "scan").
 RESCORE_HEAD = 100
