@@ -121,6 +121,11 @@ class Search:
         for label, store, paths, record in work:
             if time.monotonic() > self.deadline:
                 return
+            # Hand the GIL to any thread waiting for it (a search, the daemon's event
+            # loop): a grep holds it for its Python work between files, and each time a
+            # search gave it up for I/O it waited up to the 5 ms switch interval to get
+            # it back (issue #47).
+            time.sleep(0)
             found = self._file(label, store, paths, record)
             if found:
                 yield found
