@@ -74,8 +74,9 @@ def _pool(settings: Settings, factory: Callable[[str], Embedder] | None
     from semlith.embed.cached import CachedModels, with_vector_cache
     from semlith.embed.pool import EmbedderPool
 
-    if factory is not None:
-        return EmbedderPool(factory, cache=settings.perf), None
+    if factory is not None:  # given: the caller's, through the vector cache or not
+        cache = factory.cache if isinstance(factory, CachedModels) else None
+        return EmbedderPool(factory, cache=settings.perf), cache
     cached = with_vector_cache(_fastembed(settings), settings)
     pool = EmbedderPool(cached, cache=settings.perf,
                         query_factory=_fastembed(settings, threads=1) if settings.perf else None)

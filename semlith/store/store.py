@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from semlith.base.private import FOLDER_MODE, create_private_file, tighten
 from semlith.base.settings import Settings
 from semlith.errors import BackendError, ModelError, StoreCorrupt, StoreNotFound
+from semlith.store.backends import backend_for
 from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
@@ -65,8 +66,6 @@ class Store:
         # holds only meta, its chunks are the engine's rows.
         self._mirror = catalog.meta("mirror") == "1"
         if self._backend:
-            from semlith.store.backends import backend_for  # only a store that has one
-
             vectors, self.corpus = backend_for(self._backend).open(
                 self, self._backend, mirror=self._mirror)
             self._spaces = {TEXT: vectors}
@@ -112,7 +111,6 @@ class Store:
         """A mirror of the repo `backend` names (`?repo=` is required): a store folder
         whose catalog holds only meta, read from Milvus (writable, locked: it is new).
         The model and dimension are the collection's."""
-        from semlith.store.backends import backend_for
         from semlith.store.milvus.target import MilvusTarget
 
         target = MilvusTarget.parse(backend)
@@ -159,8 +157,6 @@ class Store:
 
         A new Milvus-backed store owns its repo's rows: it deletes what a store of the
         same repo left in the collection."""
-        from semlith.store.backends import backend_for
-
         engine = None if backend is None else backend_for(backend)
         if dim <= 0 or dim % 8:
             raise ValueError(f"vector dimension must be a positive multiple of 8, got {dim}")
@@ -195,8 +191,6 @@ class Store:
         """A store keeps the backend it was made with: asking for another is an error."""
         if backend is None:
             return
-        from semlith.store.backends import backend_for
-
         engine = backend_for(backend)
         # the name the store had when its rows were named (a rename does not move them)
         repo = self.catalog.meta("first_name") or self.name
@@ -249,20 +243,14 @@ class Store:
         a read or a file listing opens none, and so imports no numpy (issue #45)."""
         with self._spaces_lock:
             if self._spaces is None:
-                from semlith.store.vectors import LocalSpace
+                from semlith.store.vectors import local_spaces
 
-                spaces: dict[str, VectorSpace] = {TEXT: LocalSpace(
-                    self.folder, self.dim, self.settings.index_memory_mb << 20,
-                    self.settings.perf)}
-                for record in self.catalog.spaces().values():
-                    if record.name != TEXT:
-                        spaces[record.name] = self._local_space(record)
-                self._spaces = spaces
+                self._spaces = local_spaces(self.folder, self.dim,
+                                            self.catalog.spaces().values(), self.settings)
             return self._spaces
 
     @property
-    def vectors(self) -> VectorSpace:
-        """The text space: the chunks' vectors."""
+    def vectors(self) -> VectorSpace:  # the text space: the chunks' vectors
         return self.spaces[TEXT]
 
     @property
@@ -332,14 +320,10 @@ class Store:
         tighten(self.folder / SPACES_DIR)
         with self.catalog.transaction() as db:
             self.catalog.add_space(db, record)
-        self.spaces[name] = self._local_space(record)
+        from semlith.store.vectors import local_space
+
+        self.spaces[name] = local_space(self.folder, record, self.settings)
         return self.spaces[name]
-
-    def _local_space(self, record: SpaceRecord) -> VectorSpace:
-        from semlith.store.vectors import LocalSpace
-
-        return LocalSpace(self.folder / SPACES_DIR / record.name, record.dim,
-                          self.settings.index_memory_mb << 20, self.settings.perf)
 
     def checkpoint(self, done: Iterable[tuple[int, str]] = ()) -> int:
         """Make vectors durable, drop trashed ones, then commit `done` (file id, hash).
@@ -370,18 +354,17 @@ class Store:
         deleted (and not yet trashed by the writer) are dropped; a caller that looks the
         chunks up anyway (search does) passes False and saves that query. With
         `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
-        the reference answer). `rescore`: how many of the head to rescore exactly (None:
-        `vectors.RESCORE_HEAD`).
+        the reference answer). `rescore` None: `vectors.RESCORE_HEAD`.
         """
-        from semlith.store.vectors import RESCORE_HEAD
+        from semlith.store.vectors import RESCORE_HEAD, is_exhaustive
 
         rescore = RESCORE_HEAD if rescore is None else rescore
         vectors = self.spaces[space]
-        check = live or _exhaustive(vectors)
+        check = live or is_exhaustive(vectors)
         # Liveness drops ids: rank the whole rescored head, then cut to k.
         ranked = vectors.search(query, max(k, rescore) if check else k, allowlist=allowlist,
                                 rescore=rescore)
-        if not check and _exhaustive(vectors):
+        if not check and is_exhaustive(vectors):
             # A shard failed to load during this very search: the exact scan that answered
             # cannot tell that shard's removed ids (issue #26), so rank more and check.
             check = True
@@ -405,16 +388,8 @@ class Store:
         return {**self.corpus.stats(), "backend": self._backend or "local"}
 
 
-def _exhaustive(vectors: VectorSpace) -> bool:
-    """Whether a space answers by scanning every record, removed ones included."""
-    from semlith.store.vectors import LocalSpace
-
-    return isinstance(vectors, LocalSpace) and vectors.exhaustive
-
-
 def _in_milvus(vectors: VectorSpace) -> TypeGuard[MilvusSpace]:
-    """Whether the vectors are a Milvus collection's (its modules load only then: a grep
-    or a read of a local store imports no Milvus client; issue #45)."""
+    """Whether the vectors are a Milvus collection's (a local store loads no Milvus)."""
     from semlith.store.vectors import LocalSpace
 
     if isinstance(vectors, LocalSpace):
