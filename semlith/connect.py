@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from semlith.base.home import read_discovery
 from semlith.base.settings import Settings
 from semlith.library import EmbedderFactory, Library
 
@@ -10,7 +11,8 @@ def open_library(settings: Settings, *, embedder_factory: EmbedderFactory | None
                  daemon: bool = True) -> Library:
     """The running daemon's library when one answers (and `daemon`): its model is loaded
     and it is the stores' one writer; else one in this process."""
-    if daemon:
+    # No discovery file, no daemon: the HTTP client is not even imported (issue #45).
+    if daemon and read_discovery(settings.home) is not None:
         from semlith.remote import RemoteLibrary
 
         remote = RemoteLibrary.connect(settings)

@@ -106,3 +106,7 @@ class BadRequest(ValueError):
 
 class UnknownSymbol(SemlithError):
     """A name that no definition has; the message lists the nearest real names."""
+
+
+class Busy(SemlithError):
+    """The daemon is already doing as much of this kind of work as it takes at once."""

@@ -73,8 +73,10 @@ class Library(Protocol):
         files, with their counts of matching lines and no lines), each with `before`
         and `after` lines of context (`context` either side, as ripgrep's -C under -B
         and -A), the innermost definition around it, and a count of the rest. A regex
-        that can backtrack without bound is refused (ValueError); a search stops after
-        10 s and says so in `note` (semlith/local/grep.py)."""
+        runs in linear time; one RE2 cannot run (a backreference, lookaround) is refused
+        (ValueError). A search stops 10 s after the call arrived, waiting for other greps
+        included, and says so in `note`; Busy when too many greps wait already
+        (semlith/local/grep.py)."""
         ...
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50

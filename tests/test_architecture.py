@@ -3,7 +3,7 @@
 - Every module belongs to a layer, and imports only its own layer or the ones below:
   foundation < engine < services < library < adapters. No import cycle, anywhere.
 - Adapters (the CLI, the MCP tools, the JSON API) import, at module level, only the
-  library, the value types, the domain errors, `ingest.names` and their own package:
+  library, the value types, the domain errors, `base.names` and their own package:
   every operation is one `Library` method, never assembled from engine parts.
 - `library.py` is the protocol only: it imports nothing but the foundation.
 - Only `semlith/store/` speaks SQL, and nothing above it asks which backend a store has.
@@ -27,10 +27,10 @@ ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
                                                      "registry.py", "mcp.py",
                                                      "answers.py", "jsonrpc.py")),
             PACKAGE / "server" / "portal" / "routes.py"]
-# semlith.ingest.names: how a path prints on one line, a pure function every adapter uses
+# semlith.base.names: how a path prints on one line, a pure function every adapter uses
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.types.graph",
            "semlith.types.grep", "semlith.types.info", "semlith.errors", "semlith.wire",
-           "semlith.ingest.names"}
+           "semlith.base.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
                                            "semlith.server.arguments",
                                            "semlith.server.jsonrpc",

@@ -7,6 +7,7 @@ grammar; definitions are understood where `grammars/<language>.scm` exists.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -101,8 +102,23 @@ ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "c++": "cpp",
 
 def language_of(path: str | PurePath) -> Language | None:
     """The language of a file by its name, or None when the extension is unknown."""
-    pure = PurePath(path)
-    return _BY_NAME.get(pure.name) or _BY_EXT.get(pure.suffix.lower())
+    name = _name(path)
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # PurePath's suffix
+    return _BY_NAME.get(name) or _BY_EXT.get(suffix)
+
+
+_SEPARATORS = ("/", "\\") if os.name == "nt" else ("/",)
+
+
+def _name(path: str | PurePath) -> str:
+    """PurePath(path).name, without building a PurePath for a plain relative name: this
+    runs several times per file a grep reads (a third of its time with PurePath)."""
+    if isinstance(path, PurePath) or not path or path.endswith(_SEPARATORS) or \
+            path.endswith((".", ":")):
+        return PurePath(path).name
+    cut = path.rfind("/") if len(_SEPARATORS) == 1 else max(map(path.rfind, _SEPARATORS))
+    return path[cut + 1:]
 
 
 def catalog_kind(path: str) -> dict[str, str]:

@@ -6,19 +6,10 @@ watch), `info` (files, stats, stores, status, languages, models), `daemon` (serv
 stop, key, mcp), `portal` (the web page's link), `setup` (connecting an MCP client),
 `doctor` (what is wrong, and the fix). Each imports only `semlith.library`,
 `semlith.types` and the CLI's own modules at the top; anything heavier is imported
-inside the command.
+inside the command. A command's module is itself imported only when the command runs
+(`base.COMMAND_MODULES`).
 """
 
-from semlith.cli import (  # noqa: F401 - they register commands
-    daemon,
-    doctor,
-    graph,
-    index,
-    info,
-    portal,
-    search,
-    setup,
-)
-from semlith.cli.base import Env, main
+from semlith.cli.base import Env, main  # its commands' modules load as they are asked for
 
 __all__ = ["Env", "main"]

@@ -9,6 +9,7 @@ a `--json` command prints `{"error": ...}` on stdout instead; Ctrl-C exits 130.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -126,7 +127,38 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(func)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 88})
+# Which module of semlith/cli defines each command. A command's module is imported when
+# it is asked for: `semlith search --exact` imported every command's module at start-up,
+# the daemon's among them (issue #45: start-up is part of grep's 300 ms budget).
+# tests/cli/test_cli_output.py checks this table against the commands the modules define.
+COMMAND_MODULES = {
+    **dict.fromkeys(("search", "symbol", "read"), "search"),
+    **dict.fromkeys(("neighbors", "impact", "path", "brief"), "graph"),
+    **dict.fromkeys(("index", "forget", "watch", "attach"), "index"),
+    **dict.fromkeys(("files", "stats", "stores", "status", "models", "languages",
+                     "formats"), "info"),
+    **dict.fromkeys(("serve", "stop", "key", "mcp"), "daemon"),
+    "portal": "portal", "setup": "setup", "doctor": "doctor",
+}
+
+
+class _Commands(click.Group):
+    """The command group, importing a command's module when the command is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for module in sorted(set(COMMAND_MODULES.values())):
+            importlib.import_module(f"semlith.cli.{module}")
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(f"semlith.cli.{module}")
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 88})
 @click.version_option(__version__, prog_name="semlith")
 def main() -> None:
     """Local semantic search over code and documents, for people and coding agents.

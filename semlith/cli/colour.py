@@ -65,7 +65,7 @@ def color_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def row(r: Row, style: Style, width: int | None = None) -> str:
     """One grep row as `Row.plain` prints it, with its parts painted."""
     paint = style.paint
-    if r.role in ("break", "gap"):
+    if r.role == "break":
         return r.plain()
     sep, text = r.separator, r.text[:width]
     if r.role == "definition":

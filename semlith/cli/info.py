@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from semlith.base.names import escape_name
 from semlith.cli import output
 from semlith.cli.base import (
     emit_json,
@@ -16,7 +17,6 @@ from semlith.cli.base import (
     scope,
     store_option,
 )
-from semlith.ingest.names import escape_name
 from semlith.types import SkipEntry
 
 MODEL_COLUMNS = ("MODEL", "DIM", "STATE", "SIZE", "SPEED", "SOURCE")

@@ -19,8 +19,8 @@ from typing import Any, TextIO
 
 import click
 
+from semlith.base.names import escape_name
 from semlith.cli.colour import Style
-from semlith.ingest.names import escape_name
 from semlith.types import Hit, Passage, Progress, StoreStats, counted
 
 EXCERPT_LINES = 3

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from semlith.base.names import escape_name
 from semlith.cli import colour, output
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
 from semlith.cli.colour import Style, color_option, wanted
@@ -57,7 +58,8 @@ def _grep_options(func: Callable[..., Any]) -> Callable[..., Any]:
               help="Find images like FILE (image search; QUERY is then optional).")
 @click.option("--exact", "exact", metavar="TEXT", help="Lines containing TEXT, literally.")
 @click.option("--regex", "regex", metavar="PATTERN",
-              help="Lines matching a Python regex (nested quantifiers are refused).")
+              help="Lines matching a Python regex, run in linear time (backreferences "
+              "and lookaround are refused).")
 @_grep_options
 @color_option
 @json_option
@@ -126,11 +128,14 @@ def _grep(ctx: click.Context, pattern: str | None, regex: bool, limit: int,
         emit_json(found.as_json())
     elif shape["files_only"] or shape["count"]:
         for name, n in zip(found.files, found.counts, strict=True):
-            shown = style.paint(name if multi else name.split(":", 1)[1], "path")
+            shown = style.paint(escape_name(name if multi else name.split(":", 1)[1]), "path")
             style.echo(f"{shown}:{n}" if shape["count"] else shown)
     elif found.matches:
+        sides = [shape[side] if shape[side] is not None else shape["context"]
+                 for side in ("before", "after")]
         style.echo("\n".join(colour.row(r, style) for r in rows(
-            found.matches, multi_store=multi, definitions=shape["definitions"])))
+            found.matches, multi_store=multi, definitions=shape["definitions"],
+            context=any(sides))))
     if found.more and not as_json:
         click.echo(f"semlith: {found.more} not shown; raise --limit or narrow the search",
                    err=True)

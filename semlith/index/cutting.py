@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import xxhash
-
 from semlith.base.languages import language_of
 from semlith.base.roles import GENERATED_KIND
 from semlith.index.edges import file_edges
@@ -22,7 +20,7 @@ from semlith.ingest.document import read_document
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import check_generated, marked_generated
 from semlith.ingest.graph import FileEdges, has_edges
-from semlith.ingest.reading import limit_for, read_file
+from semlith.ingest.reading import content_hash, limit_for, read_file
 from semlith.ingest.walk import Candidate
 
 
@@ -34,10 +32,6 @@ class Cut:
     chunked: Chunked
     redacted: int  # credential-shaped strings replaced by a marker
     edges: FileEdges | None  # None: its language has none
-
-
-def content_hash(data: bytes) -> str:
-    return xxhash.xxh3_128_hexdigest(data)
 
 
 def read_walked(item: Candidate) -> bytes:

@@ -25,7 +25,7 @@ from typing import Any
 
 from semlith.base.languages import catalog_kind, language_of
 from semlith.embed.text import Embedder, embed_counting
-from semlith.index.cutting import Cut, content_hash, cut, read_walked
+from semlith.index.cutting import Cut, cut, read_walked
 from semlith.index.edges import write_file_edges
 from semlith.index.images import ImageIndexer, ImageModel
 from semlith.index.pace import Pace
@@ -36,8 +36,10 @@ from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.generated import skip_record
 from semlith.ingest.images import is_image
+from semlith.ingest.reading import content_hash
 from semlith.ingest.walk import Candidate, Skipped, SkipReason
-from semlith.store import ChunkRow, Store, count_vectors
+from semlith.store import ChunkRow, Store
+from semlith.store.checks import count_vectors
 from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import IndexReport, Progress
 from semlith.types.skips import count_skips

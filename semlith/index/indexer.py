@@ -24,15 +24,16 @@ from pathlib import Path
 import numpy as np
 
 from semlith.base.languages import catalog_kind, language_of
+from semlith.base.names import escape_name
 from semlith.base.roles import embed_rank
 from semlith.embed.text import Embedder
-from semlith.index.cutting import content_hash, read_walked, withholds
+from semlith.index.cutting import read_walked, withholds
 from semlith.index.edges import copy_edges, refresh_edges
 from semlith.index.embed_phase import EmbedPhase, Todo
 from semlith.index.images import ImageModel, default_model
 from semlith.index.scan import Action, FileState, decide
 from semlith.ingest.definitions import chunking_fingerprint
-from semlith.ingest.names import escape_name
+from semlith.ingest.reading import content_hash
 from semlith.ingest.secrets import redact_name, rules_fingerprint
 from semlith.ingest.walk import (
     Candidate,

@@ -44,6 +44,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
     (codecs.BOM_UTF8, "utf-8-sig"),
 )
+_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 
 
 class Binary(Unreadable):
@@ -81,6 +82,29 @@ def extract_text(rel: str, data: bytes) -> str:
     except Exception as exc:  # malformed input may fail anywhere inside a parser
         raise Unreadable(f"{label}: {_brief(exc)}") from exc
     return text[:MAX_TEXT_CHARS]
+
+
+def is_plain(rel: str, data: bytes) -> bool:
+    """Whether `extract_text(rel, data)` only decodes `data` (no document format, no
+    markup): the same bytes give the same text in any version."""
+    language = language_of(rel)
+    return not (language is not None and language.name in _EXTRACTORS) and \
+        not data.startswith(_PDF_MAGIC)
+
+
+def decodes_as_is(data: bytes) -> bool:
+    """Whether a plain file's text (`is_plain`) is `data` itself, for bytes `extract_text`
+    takes as text (an indexed file's): UTF-8 with no byte order mark, no carriage return
+    and no need to be cut. grep then searches the bytes as they are."""
+    if len(data) > MAX_TEXT_CHARS or b"\r" in data or data.startswith(_BOM_PREFIXES):
+        return False
+    if data.isascii():
+        return True
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False  # its bad bytes are U+FFFD in the text
+    return True
 
 
 def _plain(data: bytes) -> str:

@@ -38,7 +38,9 @@ class ImageFile:
 
 
 def is_image(rel: str) -> bool:
-    return PurePosixPath(rel).suffix.lower() in IMAGE_EXTENSIONS
+    name = rel[rel.rfind("/") + 1:]
+    dot = name.rfind(".")  # PurePosixPath's suffix, without building one per file
+    return 0 < dot < len(name) - 1 and name[dot:].lower() in IMAGE_EXTENSIONS
 
 
 def read_image(data: bytes, *, max_pixels: int = MAX_PIXELS) -> ImageFile:

@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+import xxhash
+
 from semlith.ingest.formats import size_cap
 from semlith.ingest.walk import DEFAULT_MAX_BYTES
 
@@ -24,6 +26,11 @@ from semlith.ingest.walk import DEFAULT_MAX_BYTES
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _KINDS = ((stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),
           (stat.S_ISBLK, "device"), (stat.S_ISDIR, "folder"))
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a file's bytes are recorded under (`files.hash`)."""
+    return xxhash.xxh3_128_hexdigest(data)
 
 
 def limit_for(rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> int:

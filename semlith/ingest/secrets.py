@@ -161,12 +161,18 @@ def secret_content(rel: str, data: bytes) -> str | None:
     """
     if data[:4] in _KEYSTORE_MAGIC:
         return "keystore"
-    head = data[:CONTENT_SNIFF_BYTES].decode("latin-1").replace("\r\n", "\n")
-    if _opens_like_a_key(head) and _PRIVATE_KEY.search(head):
+    raw = data[:CONTENT_SNIFF_BYTES]
+    # What every _PRIVATE_KEY match holds, looked for in the bytes first: most files have
+    # neither, and decoding and splitting their 64 KiB head for nothing was 73 ms of a
+    # profiled 260 ms grep over 1,000 files (issue #45).
+    key = b"PRIVATE KEY" in raw or b"PuTTY-User-Key-File-" in raw
+    head = raw.decode("latin-1").replace("\r\n", "\n") if key else ""
+    if key and _opens_like_a_key(head) and _PRIVATE_KEY.search(head):
         return "private key"
     language = language_of(rel)
     if language is not None and language.name not in _DATA_LANGUAGES:
         return None
+    head = head or raw.decode("latin-1").replace("\r\n", "\n")
     return next((why for why, test in _DATA_SHAPES if test(head)), None)
 
 

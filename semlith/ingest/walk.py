@@ -47,9 +47,9 @@ from enum import StrEnum
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
+from semlith.base.names import escape_name, is_storable
 from semlith.ingest.formats import size_cap
 from semlith.ingest.ignore import Layer, git_exclude, ignore_case, ignored_by, with_folder
-from semlith.ingest.names import escape_name, is_storable
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
 
 DEFAULT_MAX_BYTES = 8 << 20

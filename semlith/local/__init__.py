@@ -9,7 +9,22 @@
 - indexing.py: one index run; reads.py: a file's lines read back.
 """
 
-from semlith.local.engine import Engine
-from semlith.local.library import LocalLibrary
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from semlith.local.engine import Engine
+    from semlith.local.library import LocalLibrary
 
 __all__ = ["Engine", "LocalLibrary"]
+_HOMES = {"Engine": "semlith.local.engine", "LocalLibrary": "semlith.local.library"}
+
+
+def __getattr__(name: str) -> Any:
+    """`Engine` and `LocalLibrary`, imported on first use: importing `semlith.local.grep`
+    must not load the embedding model's modules with them (issue #45)."""
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from semlith.embed.pool import EmbedderPool
 from semlith.index.indexer import Indexer
@@ -11,7 +13,10 @@ from semlith.index.runs import Tracked
 from semlith.ingest.walk import Skipped
 from semlith.library import OnProgress
 from semlith.store import Store
-from semlith.types import IndexReport, Progress
+from semlith.types import IndexReport, Progress, Watched
+
+if TYPE_CHECKING:
+    from semlith.local.engine import Engine
 
 
 def run_index(store: Store, pool: EmbedderPool, paths: Sequence[Path] = (), *,
@@ -47,3 +52,29 @@ def run_index(store: Store, pool: EmbedderPool, paths: Sequence[Path] = (), *,
     if track is not None:
         track.finish(report)
     return report
+
+
+def watch_here(store: Store, label: str, engine: Engine, paths: Sequence[Path], *,
+               debounce: float, say: Callable[[str], None], stop: threading.Event
+               ) -> Watched:
+    """Watch `store`'s root in this process until `stop` is set (the CLI's `watch` when
+    no daemon runs), indexing each batch of changes and saying what each did."""
+    from semlith.index.watch import StoreWatcher
+
+    def batch(rels: list[str] | None) -> IndexReport:
+        targets = [store.root / r for r in rels] if rels is not None else paths
+        return run_index(store, engine.pool, targets,
+                         track=engine.runs.start(label, str(store.root), "watch"))
+
+    watcher = StoreWatcher(store.root, store.folder, batch, debounce=debounce)
+    watcher.on_batch = lambda report: say(report.summary())
+    try:
+        watcher.start(catch_up=True)
+        say(f"watching {store.root} (Ctrl-C stops)")
+        while not stop.wait(1.0):
+            if watcher.state.last_error:
+                say(f"error: {watcher.state.last_error}")
+                watcher.state.last_error = None
+    finally:
+        watcher.stop()
+    return Watched(label, str(store.root), 0, watcher.state.batches)

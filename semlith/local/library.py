@@ -17,33 +17,21 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from semlith.base.home import registered_stores
 from semlith.base.settings import Settings
 from semlith.base.weights import Weights
-from semlith.embed.text import Embedder
 from semlith.errors import BadTarget, Hint, ModelError, SemlithError
-from semlith.graph import answers as graph
-from semlith.graph.brief import brief as graph_brief
 from semlith.library import MAX_K, OnEvent, OnProgress, OnSkip
 from semlith.local.engine import Engine
-from semlith.local.grep import MAX_CONTEXT, collect, compile_pattern
-from semlith.local.grep import MAX_LIMIT as MAX_GREP
 from semlith.local.grep import Search as GrepSearch
-from semlith.local.indexing import run_index
+from semlith.local.grep import collect, compile_pattern, grep_sides
 from semlith.local.reader import Reader, holder_of
 from semlith.local.scope import Known, Resolved, resolve
 from semlith.local.sources import OnDemand, Opened, StoreSource, attach_mirror, renamed
-from semlith.local.stats import store_stats
-from semlith.local.target import Creator, IndexTarget, index_target
-from semlith.search.searcher import Searcher
-from semlith.search.symbols import find_symbols
 from semlith.setup.inventory import Installation
 from semlith.store import Store
-from semlith.store.checks import cache_summary
-from semlith.store.checks import verify as verify_store
 from semlith.types import (
     Answer,
     Definition,
@@ -60,6 +48,12 @@ from semlith.types import (
 from semlith.types.activity import Agents, Run
 from semlith.types.graph import Brief, GraphPath, Impact, Neighbors
 from semlith.types.grep import Matches
+
+if TYPE_CHECKING:  # the model's, the ranking's, the graph's and indexing's modules load
+    import numpy as np  # only in the methods that use them: a grep, a read or a `files`
+
+    from semlith.embed.text import Embedder  # in a fresh CLI imports none (issue #45)
+    from semlith.local.target import Creator, IndexTarget
 
 
 class LocalLibrary(Reader, Installation):
@@ -111,6 +105,8 @@ class LocalLibrary(Reader, Installation):
         if opened.failed and not opened:
             raise SemlithError("no store could be searched: " + "; ".join(
                 f"{label}: {why}" for label, why in opened.failed))
+        from semlith.search.searcher import Searcher
+
         self.source.ready()
         searcher = Searcher(opened, self.engine.pool, self.weights, self.engine.executor,
                             images=self.engine.image_model)
@@ -123,17 +119,13 @@ class LocalLibrary(Reader, Installation):
              before: int | None = None, after: int | None = None, limit: int = 100,
              files_only: bool = False, count: bool = False, filters: Filters = Filters(),
              scope: Scope = Scope()) -> Matches:
-        if not 1 <= limit <= MAX_GREP:
-            raise ValueError(f"limit must be from 1 to {MAX_GREP}, got {limit}")
-        sides = (context if before is None else before, context if after is None else after)
-        for name, value in zip(("before", "after"), sides, strict=True):
-            if not 0 <= value <= MAX_CONTEXT:
-                raise ValueError(f"{name} context must be from 0 to {MAX_CONTEXT} lines, "
-                                 f"got {value}")
-        per_file = files_only or count
+        sides = grep_sides(limit, context, before, after)
         search = GrepSearch(compile_pattern(pattern, regex), sides, filters)
-        with self._reading(scope) as (opened, note):
-            return collect(search, opened, note, limit, per_file)
+        gate = self.engine.greps.enter(search.deadline)  # waiting counts in the deadline
+        with gate as turn, self._reading(scope) as (opened, note):
+            search.waited = not turn
+            return collect(search, opened if turn else Opened(), note, limit,
+                           files_only or count)
 
     def _image_vector(self, image: str) -> np.ndarray:
         """The image model's vector of an image file: for an agent, only a file inside
@@ -155,6 +147,9 @@ class LocalLibrary(Reader, Installation):
 
     def symbol(self, name: str, *, scope: Scope = Scope(), limit: int = 50
                ) -> list[Definition]:
+        from semlith.graph import answers as graph
+        from semlith.search.symbols import find_symbols
+
         with self._reading(scope) as (opened, _):
             hits = find_symbols(opened, name, limit)
             return [graph.with_calls(opened, hits[0]), *hits[1:]] if hits else hits
@@ -162,6 +157,8 @@ class LocalLibrary(Reader, Installation):
     def neighbors(self, name: str, *, kinds: Sequence[str] = (), filters: Filters = Filters(),
                   all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
                   ) -> Neighbors:
+        from semlith.graph import answers as graph
+
         with self._reading(scope) as (opened, _):
             return graph.neighbors(opened, name, kinds=kinds, filters=filters,
                                    all_edges=all_edges, budget=budget)
@@ -169,6 +166,8 @@ class LocalLibrary(Reader, Installation):
     def impact(self, name: str, *, depth: int = 3, filters: Filters = Filters(),
                all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
                ) -> Impact:
+        from semlith.graph import answers as graph
+
         with self._reading(scope) as (opened, _):
             return graph.impact(opened, name, depth=depth, filters=filters,
                                 all_edges=all_edges, budget=budget)
@@ -176,6 +175,8 @@ class LocalLibrary(Reader, Installation):
     def path(self, source: str, target: str, *, filters: Filters = Filters(),
              all_edges: bool = False, budget: int = 4000, scope: Scope = Scope()
              ) -> GraphPath:
+        from semlith.graph import answers as graph
+
         with self._reading(scope) as (opened, _):
             return graph.path(opened, source, target, filters=filters, all_edges=all_edges,
                               budget=budget)
@@ -183,6 +184,8 @@ class LocalLibrary(Reader, Installation):
     def brief(self, question: str, *, budget: int = 2000, scope: Scope = Scope()) -> Brief:
         if not question.strip():
             raise ValueError("the query is empty")
+        from semlith.graph.brief import brief as graph_brief
+
         with self._reading(scope) as (opened, note):  # the registry read once, not twice
             answer = self._search(opened, note, question, 5, Filters(), None)
             return graph_brief(opened, question, answer, budget=budget)
@@ -204,6 +207,9 @@ class LocalLibrary(Reader, Installation):
                   for path, why in store.corpus.cut_as_text().items())]]
 
     def stats(self, *, scope: Scope = Scope()) -> list[StoreStats]:
+        from semlith.local.stats import store_stats
+        from semlith.store.checks import cache_summary
+
         resolved, cache = self._resolve(scope), self.engine.vector_cache
         with self.source.reading(resolved.stores) as opened:
             return store_stats(opened, resolved.stores, self.source,
@@ -240,6 +246,9 @@ class LocalLibrary(Reader, Installation):
               time_budget: float | None = None, on_progress: OnProgress | None = None,
               on_skip: OnSkip | None = None, allow_system: bool = False,
               verify: bool = False) -> IndexReport:
+        from semlith.local.indexing import run_index
+        from semlith.store.checks import verify as verify_store
+
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target, model, backend, allow_system)
         home = self.settings.home
@@ -266,10 +275,14 @@ class LocalLibrary(Reader, Installation):
             return report
 
     def _target(self, raw: Sequence[str], selector: str | None) -> IndexTarget:
+        from semlith.local.target import index_target
+
         return index_target(self.source.known(), raw, selector, agent=self.agent)
 
     def _creator(self, target: IndexTarget, model: str | None = None,
                  backend: str | None = None, allow_system: bool = False) -> Creator:
+        from semlith.local.target import Creator
+
         return Creator(self.settings, target, lambda name: self.engine.pool.get(name).dim,
                        model, backend, allow_system)
 
@@ -283,7 +296,7 @@ class LocalLibrary(Reader, Installation):
     def watch(self, paths: Sequence[str] = (), *, store: str | None = None,
               debounce: float = 0.5, on_event: OnEvent | None = None,
               stop: threading.Event | None = None) -> Watched:
-        from semlith.index.watch import StoreWatcher
+        from semlith.local.indexing import watch_here
 
         target = self._target(paths, store)
         create = None if self.agent else self._creator(target)
@@ -294,25 +307,8 @@ class LocalLibrary(Reader, Installation):
                 return Watched(label, str(opened.root), self.source.served_by)
         with self.source.writing(target.folder, create) as (label, opened):
             self._refuse_mirror(opened)
-
-            def batch(rels: list[str] | None) -> IndexReport:
-                targets = [opened.root / r for r in rels] if rels is not None else target.paths
-                return run_index(opened, self.engine.pool, targets, track=self.engine.runs.start(
-                    label, str(opened.root), "watch"))
-
-            watcher = StoreWatcher(opened.root, opened.folder, batch, debounce=debounce)
-            watcher.on_batch = lambda report: say(report.summary())
-            stop = stop or threading.Event()
-            try:
-                watcher.start(catch_up=True)
-                say(f"watching {opened.root} (Ctrl-C stops)")
-                while not stop.wait(1.0):
-                    if watcher.state.last_error:
-                        say(f"error: {watcher.state.last_error}")
-                        watcher.state.last_error = None
-            finally:
-                watcher.stop()
-            return Watched(label, str(opened.root), 0, watcher.state.batches)
+            return watch_here(opened, label, self.engine, target.paths, debounce=debounce,
+                              say=say, stop=stop or threading.Event())
 
     def attach(self, backend: str) -> StoreEntry:
         return attach_mirror(self.settings, backend)

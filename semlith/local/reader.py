@@ -24,7 +24,6 @@ from semlith.local.reads import (
 )
 from semlith.local.scope import Known, roots_holding
 from semlith.local.sources import Opened, StoreSource
-from semlith.search.symbols import named_definition
 from semlith.types import Definition, Passage, Scope
 
 
@@ -54,6 +53,8 @@ class Reader:
             nearest = ""
             if parsed.start is None and not parsed.absolute:
                 try:
+                    from semlith.search.symbols import named_definition
+
                     hit = named_definition(opened, target)
                 except UnknownSymbol as exc:  # `Nonexistent.save`: say what is near
                     hit, nearest = None, f" ({exc})"

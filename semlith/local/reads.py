@@ -10,21 +10,23 @@ another machine (a mirror) reads back from its chunks instead (`chunk_passage`).
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 from semlith.errors import BadTarget, Hint
-from semlith.index.cutting import content_hash
 from semlith.ingest.document import Withheld, document_text
-from semlith.ingest.extract import is_extracted
+from semlith.ingest.extract import decodes_as_is, extract_text, is_extracted, is_plain
 from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.images import is_image, preview, read_image
-from semlith.ingest.reading import limit_for, read_file
+from semlith.ingest.reading import content_hash, limit_for, read_file
+from semlith.ingest.secrets import rules_fingerprint, secret_content
 from semlith.ingest.walk import is_opted_in
 from semlith.local.locators import Target
 from semlith.local.scope import Known
-from semlith.store import Store
+from semlith.store import FileRecord, Store
 from semlith.types import ChunkRecord, Passage
 
 
@@ -46,7 +48,7 @@ def chunk_passage(label: str, target: Target, records: Sequence[ChunkRecord],
 
 
 def file_passage(label: str, store: Store, target: Target, max_lines: int,
-             include_image: bool = False) -> Passage:
+                 include_image: bool = False) -> Passage:
     """The lines of an indexed file as indexed, read now and checked to stay in the root."""
     rel = posix(target.path)
     record = store.corpus.file(rel)
@@ -54,30 +56,64 @@ def file_passage(label: str, store: Store, target: Target, max_lines: int,
         raise BadTarget(f"{target.path!r} is not an indexed file of store {label!r}",
                         hint=Hint.LIST_FILES)
     path = _inside_root(store.root, rel)
-    try:  # the type and size checked again now, as the walk checked them
-        data = read_file(path, limit_for(rel))
-    except OSError as exc:
-        raise BadTarget(f"{target.path!r} cannot be read now ({exc.strerror}); "
-                        "it may have been deleted or replaced") from None
     if is_image(rel):
+        data = _read(path, rel)
         return _image_passage(label, rel, data, include_image,
                               changed=record.hash not in ("", content_hash(data)))
-    try:  # what was indexed, as it was indexed: secrets withheld or redacted
-        text = document_text(rel, data, opted_in=is_opted_in(store.root, rel,
-                                                             exclude=[store.folder]))
-    except Withheld as exc:
-        raise BadTarget(f"{target.path!r} is withheld as a secret ({exc}); semlith does not "
-                        "serve it") from None
-    except Unreadable as exc:
-        raise BadTarget(f"{target.path!r} cannot be read as text now ({exc})") from None
-    lines = text.split("\n")
+    served, changed = served_text(store, record, path)
+    lines = served.decode().split("\n")
     start = target.start or 1
     if start > len(lines):
         raise BadTarget(f"{target.path!r} has {len(lines)} lines; line {start} does not exist")
     end = min(target.end or len(lines), len(lines), start + max_lines - 1)
     return Passage(label, rel, start, end, tuple(lines[start - 1:end]), len(lines),
-                   changed=record.hash not in ("", content_hash(data)),
-                   extracted=is_extracted(rel))
+                   changed=changed, extracted=is_extracted(rel))
+
+
+def served_text(store: Store, record: FileRecord, path: Path) -> tuple[bytes, bool]:
+    """The text `read` serves of an indexed file that is not an image, as UTF-8 with
+    "\\n" line ends, and whether the file changed since it was indexed.
+
+    A plain text file unchanged since it was indexed, under the same secret rules, that
+    had nothing redacted is not redacted again (it would find nothing: the scan was 40 %
+    of a grep's time, and loading the rules most of a fresh CLI's; issue #45), and in
+    UTF-8 it is served as its bytes. Anything else goes through `document_text`, as
+    indexing did. Raises BadTarget when the file cannot be
+    read now or is withheld as a secret."""
+    rel = record.path
+    data = _read(path, rel)
+    digest = content_hash(data)
+    if digest == record.hash and record.redacted == 0 and record.rules == _rules() and \
+            is_plain(rel, data) and secret_content(rel, data) is None:
+        if decodes_as_is(data):
+            return data, False
+        try:  # CRLF, a BOM, bad bytes: decoded as indexing did, and nothing to redact
+            return extract_text(rel, data).encode(), False
+        except Unreadable as exc:
+            raise BadTarget(f"{rel!r} cannot be read as text now ({exc})") from None
+    try:  # what was indexed, as it was indexed: secrets withheld or redacted
+        opted_in = secret_content(rel, data) is None or \
+            is_opted_in(store.root, rel, exclude=[store.folder])
+        text = document_text(rel, data, opted_in=opted_in)
+    except Withheld as exc:
+        raise BadTarget(f"{rel!r} is withheld as a secret ({exc}); semlith does not "
+                        "serve it") from None
+    except Unreadable as exc:
+        raise BadTarget(f"{rel!r} cannot be read as text now ({exc})") from None
+    return text.encode(), record.hash not in ("", digest)
+
+
+@cache
+def _rules() -> str:
+    return rules_fingerprint()  # reads package metadata: once a process
+
+
+def _read(path: Path, rel: str) -> bytes:
+    try:  # the type and size checked again now, as the walk checked them
+        return read_file(path, limit_for(rel))
+    except OSError as exc:
+        raise BadTarget(f"{rel!r} cannot be read now ({exc.strerror}); "
+                        "it may have been deleted or replaced") from None
 
 
 def _image_passage(label: str, rel: str, data: bytes, include_image: bool,
@@ -108,6 +144,33 @@ def _inside_root(root: Path, rel: str) -> Path:
     if path != real_root and real_root not in path.parents:
         raise BadTarget(f"{rel!r} leads outside the store's root")
     return path
+
+
+class RootPaths:
+    """The real paths of the files under one root, for a run of reads (a grep): each
+    folder is resolved once, and each file's own link, if it is one. A path that climbs
+    out of the root (`..`, absolute, a symlink out) is refused, as `_inside_root` does."""
+
+    def __init__(self, root: Path) -> None:
+        self.real = os.path.realpath(root)
+        self._inside = os.path.join(self.real, "")
+        self._folders: dict[str, str] = {}
+
+    def __call__(self, rel: str) -> Path:
+        folder, _, name = rel.rpartition("/")  # as PurePosixPath splits it, without one
+        if rel.startswith("/") or ".." in rel.split("/") or not rel.strip() or not name:
+            raise BadTarget(f"{rel!r} is not a path relative to the store's root")
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = self._checked(os.path.join(self.real, folder), rel)
+        path = os.path.join(real, name)
+        return Path(self._checked(path, rel) if os.path.islink(path) else path)
+
+    def _checked(self, path: str, rel: str) -> str:
+        real = os.path.realpath(path)
+        if real != self.real and not real.startswith(self._inside):
+            raise BadTarget(f"{rel!r} leads outside the store's root")
+        return real
 
 
 def relative_to_root(path: Path, holder: Known) -> str:

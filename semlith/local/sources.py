@@ -24,7 +24,6 @@ from semlith.errors import DaemonNotRunning, SemlithError, StoreNotFound
 from semlith.local.scope import Known, label_stores
 from semlith.store import Store
 from semlith.store.locate import store_present
-from semlith.store.milvus.target import MilvusTarget
 from semlith.types import Status, StoreEntry
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")  # a repo name as a folder name
@@ -195,6 +194,8 @@ def attach_mirror(settings: Settings, backend: str) -> StoreEntry:
     """Register a mirror of the repo `backend` names (`semlith attach`): a store folder
     under SEMLITH_HOME/attached whose chunks are read from its engine. Attaching the same
     target again returns the mirror made before (opened to read: the daemon may hold it)."""
+    from semlith.store.milvus.target import MilvusTarget
+
     target = MilvusTarget.parse(backend)
     digest = xxhash.xxh64_hexdigest(str(target).encode())[:8]
     folder = settings.home / "attached" / f"{_SAFE.sub('_', target.repo)[:64]}-{digest}"

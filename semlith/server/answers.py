@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from semlith.ingest.names import escape_name
+from semlith.base.names import escape_name
 from semlith.types import Definition, Hit, Passage, counted
 from semlith.types.grep import Matches, rows
 

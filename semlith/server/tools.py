@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from semlith.ingest.names import escape_name
+from semlith.base.names import escape_name
 from semlith.server import answers
 from semlith.server.registry import (
     READ_ONLY,

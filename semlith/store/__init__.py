@@ -1,8 +1,7 @@
 """One store on disk: catalog, vector shards, exact sidecar, writer lock."""
 
-from semlith.store.checks import count_vectors
 from semlith.store.rows import ChunkRow, FileRecord
 from semlith.store.store import Store
 from semlith.types import ChunkRecord
 
-__all__ = ["ChunkRecord", "ChunkRow", "FileRecord", "Store", "count_vectors"]
+__all__ = ["ChunkRecord", "ChunkRow", "FileRecord", "Store"]

@@ -10,15 +10,15 @@ the classes it names, as uvicorn picks its loop and protocol implementations by 
 from __future__ import annotations
 
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from semlith.errors import BackendError
 from semlith.store.corpus import Corpus, StoreParts
-from semlith.store.milvus.corpus import MilvusCorpus
-from semlith.store.milvus.space import MilvusSpace
-from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import exported_chunks
-from semlith.store.vectors import VectorSpace
+
+if TYPE_CHECKING:  # the engine's modules load with the first store that has one: a
+    from semlith.store.milvus.target import MilvusTarget  # local store's grep imports
+    from semlith.store.vectors import VectorSpace  # none of them (#45)
 
 
 class Backend(Protocol):
@@ -51,23 +51,36 @@ class Milvus:
     """A Milvus collection (store/milvus.py, store/milvus_corpus.py; docs/scale-out.md)."""
 
     def named(self, uri: str, *, model: str, repo: str) -> str:
-        return str(MilvusTarget.parse(uri).named(model=model, repo=repo))
+        return str(_target(uri).named(model=model, repo=repo))
 
     def identity(self, uri: str) -> tuple[str, ...]:
-        target = MilvusTarget.parse(uri)
+        target = _target(uri)
         return target.uri, target.collection, target.repo
 
     def claim(self, named: str, *, model: str, dim: int) -> None:
-        MilvusSpace.claim_repo(MilvusTarget.parse(named), model=model, dim=dim)
+        from semlith.store.milvus.space import MilvusSpace
+
+        MilvusSpace.claim_repo(_target(named), model=model, dim=dim)
 
     def open(self, store: StoreParts, recorded: str, *, mirror: bool
              ) -> tuple[VectorSpace, Corpus]:
-        space = MilvusSpace(MilvusTarget.parse(recorded), model=store.model, dim=store.dim,
+        from semlith.store.milvus.corpus import MilvusCorpus
+        from semlith.store.milvus.space import MilvusSpace
+
+        space = MilvusSpace(_target(recorded), model=store.model, dim=store.dim,
                             rows=partial(exported_chunks, store.catalog), reader=mirror)
         return space, MilvusCorpus(store, space, mirror=mirror)
 
     def describe(self, recorded: str) -> tuple[str, int]:
-        return MilvusSpace.collection_model(MilvusTarget.parse(recorded))
+        from semlith.store.milvus.space import MilvusSpace
+
+        return MilvusSpace.collection_model(_target(recorded))
+
+
+def _target(uri: str) -> MilvusTarget:
+    from semlith.store.milvus.target import MilvusTarget
+
+    return MilvusTarget.parse(uri)
 
 
 BACKENDS: dict[str, Backend] = {"milvus": Milvus()}

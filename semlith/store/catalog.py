@@ -15,15 +15,16 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.connections import ThreadConnections
 from semlith.store.migrations import migrate, pending
 from semlith.store.rows import ChunkRow, FileRecord, SkipRecord, SpaceRecord
 from semlith.types import ChunkPlace, ChunkRecord
+
+if TYPE_CHECKING:  # the vector bookkeeping's only: a reader of text imports no numpy
+    import numpy as np
 
 # 2: chunks cut at definitions (symbols filled); a format-1 store is re-chunked.
 # 3: the keyword index is contentless, without token counts (migration 5, on open).
@@ -283,6 +284,8 @@ class Catalog(ThreadConnections):
     # -- vectors bookkeeping -------------------------------------------------------------
 
     def trash(self) -> np.ndarray:
+        import numpy as np
+
         rows = self.db.execute("SELECT id FROM vector_trash ORDER BY id").fetchall()
         return np.array([r[0] for r in rows], dtype=np.uint64)
 
@@ -292,6 +295,8 @@ class Catalog(ThreadConnections):
     def vector_ids(self, space: str = "text") -> np.ndarray:
         """Ids of every chunk of `space` whose file is committed (writer maintenance only:
         O(chunks))."""
+        import numpy as np
+
         cur = self.db.execute(
             "SELECT c.id FROM chunks c JOIN files f ON f.id=c.file_id WHERE f.hash != ''"
             " AND c.space=? ORDER BY c.id", (space,))

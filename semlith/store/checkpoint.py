@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
 from semlith.store.catalog import Catalog
-from semlith.store.vectors import VectorSpace
+
+if TYPE_CHECKING:
+    from semlith.store.vectors import VectorSpace
 
 
 def checkpoint(catalog: Catalog, spaces: Mapping[str, VectorSpace],

@@ -18,8 +18,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from semlith.store import query as q
 from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.keywords import prune
@@ -28,6 +26,8 @@ from semlith.store.rows import FileRecord, SkipRecord
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from semlith.store.catalog import Catalog
     from semlith.store.vectors import VectorSpace
 
@@ -132,9 +132,13 @@ class StoreParts(Protocol):
     folder: Path
     model: str
     dim: int
-    vectors: VectorSpace
-    spaces: dict[str, VectorSpace]
     recovered: dict[str, int]
+
+    @property
+    def vectors(self) -> VectorSpace: ...
+
+    @property
+    def spaces(self) -> dict[str, VectorSpace]: ...
 
     @property
     def name(self) -> str: ...

@@ -18,7 +18,6 @@ import numpy as np
 
 from semlith.base.private import private_opener
 
-EXACT_NAME = "exact.f32"
 SAMPLE_EVERY = 4096
 
 

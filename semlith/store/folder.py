@@ -12,11 +12,13 @@ from pathlib import Path
 
 from semlith.base.private import private_opener, tighten, tighten_tree
 from semlith.store.catalog import CATALOG_NAME
-from semlith.store.exact import EXACT_NAME
 from semlith.store.lock import LOCK_NAME
-from semlith.store.vectors import SHARDS_DIR
 
 GITIGNORE = ".gitignore"
+# The vector side's names (store/exact.py and vectors.py use them): here, so that
+# knowing a store's files loads no numpy.
+EXACT_NAME = "exact.f32"
+SHARDS_DIR = "shards"
 SPACES_DIR = "spaces"
 STORE_FILES = frozenset({CATALOG_NAME, f"{CATALOG_NAME}-wal", f"{CATALOG_NAME}-shm",
                          f"{CATALOG_NAME}-journal", EXACT_NAME, f"{EXACT_NAME}.tmp",

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from semlith.base.languages import resolve_language
 from semlith.store.catalog import Catalog, glob_escape
 from semlith.types import ChunkRecord, Definition, Filters
+
+if TYPE_CHECKING:  # selected_ids' only: a grep or a read imports no numpy (issue #45)
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,8 @@ def count_selected(catalog: Catalog, sel: Selection) -> int:
 
 def selected_ids(catalog: Catalog, sel: Selection) -> np.ndarray:
     """Ids of the committed chunks the selection keeps (a dense-scan allowlist)."""
+    import numpy as np
+
     cur = catalog.db.execute("SELECT c.id " + _SELECTED.format(sel.where), sel.params)
     return np.fromiter((r[0] for r in cur), dtype=np.uint64)
 

@@ -15,12 +15,11 @@ protocol, store/checkpoint.py).
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from semlith.base.private import FOLDER_MODE, create_private_file, tighten
 from semlith.base.settings import Settings
@@ -32,11 +31,14 @@ from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
-from semlith.store.milvus.space import MilvusSpace
-from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import paths_under
 from semlith.store.rows import SpaceRecord
-from semlith.store.vectors import RESCORE_HEAD, LocalSpace, VectorSpace
+
+if TYPE_CHECKING:  # the vector modules load numpy and turbovec: only a store that
+    import numpy as np  # searches or writes vectors imports them (issue #45)
+
+    from semlith.store.milvus.space import MilvusSpace
+    from semlith.store.vectors import VectorSpace
 
 TEXT = "text"
 
@@ -56,22 +58,19 @@ class Store:
         # Every read of search, symbols and read goes through the corpus; a store whose
         # backend is another engine (issue #16: Milvus) keeps its text vectors, keyword
         # index and, for a mirror, its chunks there (store/backends.py).
-        self.vectors: VectorSpace
         self.corpus: Corpus
+        self._spaces: dict[str, VectorSpace] | None = None  # opened on first use
+        self._spaces_lock = threading.Lock()
         self._backend = catalog.meta("backend")
         # A mirror (`semlith attach`) reads a repo another machine indexes: its catalog
         # holds only meta, its chunks are the engine's rows.
         self._mirror = catalog.meta("mirror") == "1"
         if self._backend:
-            self.vectors, self.corpus = backend_for(self._backend).open(
+            vectors, self.corpus = backend_for(self._backend).open(
                 self, self._backend, mirror=self._mirror)
+            self._spaces = {TEXT: vectors}
         else:
-            self.vectors = LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)
             self.corpus = LocalCorpus(self)
-        self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
-        for record in catalog.spaces().values():
-            if record.name != TEXT:
-                self.spaces[record.name] = self._local_space(record)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
         self._name: str | None = None
@@ -112,6 +111,8 @@ class Store:
         """A mirror of the repo `backend` names (`?repo=` is required): a store folder
         whose catalog holds only meta, read from Milvus (writable, locked: it is new).
         The model and dimension are the collection's."""
+        from semlith.store.milvus.target import MilvusTarget
+
         target = MilvusTarget.parse(backend)
         if not target.repo or not target.collection:
             raise BackendError("attach needs the collection and the repo: "
@@ -176,14 +177,14 @@ class Store:
                     catalog.set_meta("root", str(home))
                 catalog.add_space(catalog.db, SpaceRecord(TEXT, model, dim))
         store = cls._make(folder, settings, command, describe)
-        if isinstance(store.vectors, MilvusSpace) and not store.catalog.has_chunks():
+        if _in_milvus(store.vectors) and not store.catalog.has_chunks():
             store.vectors.first_load = True  # until the first run ends (`end_first_load`)
         return store
 
     def end_first_load(self) -> None:
         """After the run that filled a new store: every later write may meet a row it
         wrote, so it upserts."""
-        if isinstance(self.vectors, MilvusSpace):
+        if _in_milvus(self.vectors):
             self.vectors.first_load = False
 
     def check_backend(self, backend: str | None) -> None:
@@ -237,6 +238,22 @@ class Store:
                      command="semlith (store upgrade)").close()
 
     @property
+    def spaces(self) -> dict[str, VectorSpace]:
+        """The vector spaces by name ("text", "image"...), opened on first use: a grep,
+        a read or a file listing opens none, and so imports no numpy (issue #45)."""
+        with self._spaces_lock:
+            if self._spaces is None:
+                from semlith.store.vectors import local_spaces
+
+                self._spaces = local_spaces(self.folder, self.dim,
+                                            self.catalog.spaces().values(), self.settings)
+            return self._spaces
+
+    @property
+    def vectors(self) -> VectorSpace:  # the text space: the chunks' vectors
+        return self.spaces[TEXT]
+
+    @property
     def writable(self) -> bool:
         return self.lock is not None and self.lock.held
 
@@ -247,7 +264,7 @@ class Store:
             with self.catalog.transaction():
                 self.catalog.set_meta("writer_clean", 1)
         self.catalog.close()
-        for space in self.spaces.values():
+        for space in (self._spaces or {}).values():  # none to open just to close
             space.close()
         if self.lock is not None:
             self.lock.release()
@@ -273,6 +290,8 @@ class Store:
                     space: str = TEXT) -> None:
         """Store vectors for chunk ids (increasing) in `space`; durable in the space's log
         at once."""
+        import numpy as np
+
         self._require_writer()
         self.spaces[space].add(np.asarray(ids, dtype=np.uint64), vectors)
 
@@ -301,12 +320,10 @@ class Store:
         tighten(self.folder / SPACES_DIR)
         with self.catalog.transaction() as db:
             self.catalog.add_space(db, record)
-        self.spaces[name] = self._local_space(record)
-        return self.spaces[name]
+        from semlith.store.vectors import local_space
 
-    def _local_space(self, record: SpaceRecord) -> VectorSpace:
-        return LocalSpace(self.folder / SPACES_DIR / record.name, record.dim,
-                          self.settings.index_memory_mb << 20, self.settings.perf)
+        self.spaces[name] = local_space(self.folder, record, self.settings)
+        return self.spaces[name]
 
     def checkpoint(self, done: Iterable[tuple[int, str]] = ()) -> int:
         """Make vectors durable, drop trashed ones, then commit `done` (file id, hash).
@@ -329,7 +346,7 @@ class Store:
     # -- searching -----------------------------------------------------------------------
 
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
-                     rescore: int = RESCORE_HEAD, live: bool = True,
+                     rescore: int | None = None, live: bool = True,
                      space: str = TEXT) -> list[tuple[int, float]]:
         """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the head.
 
@@ -337,14 +354,17 @@ class Store:
         deleted (and not yet trashed by the writer) are dropped; a caller that looks the
         chunks up anyway (search does) passes False and saves that query. With
         `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
-        the reference answer).
+        the reference answer). `rescore` None: `vectors.RESCORE_HEAD`.
         """
+        from semlith.store.vectors import RESCORE_HEAD, is_exhaustive
+
+        rescore = RESCORE_HEAD if rescore is None else rescore
         vectors = self.spaces[space]
-        check = live or _exhaustive(vectors)
+        check = live or is_exhaustive(vectors)
         # Liveness drops ids: rank the whole rescored head, then cut to k.
         ranked = vectors.search(query, max(k, rescore) if check else k, allowlist=allowlist,
                                 rescore=rescore)
-        if not check and _exhaustive(vectors):
+        if not check and is_exhaustive(vectors):
             # A shard failed to load during this very search: the exact scan that answered
             # cannot tell that shard's removed ids (issue #26), so rank more and check.
             check = True
@@ -368,6 +388,12 @@ class Store:
         return {**self.corpus.stats(), "backend": self._backend or "local"}
 
 
-def _exhaustive(vectors: VectorSpace) -> bool:
-    """Whether a space answers by scanning every record, removed ones included."""
-    return isinstance(vectors, LocalSpace) and vectors.exhaustive
+def _in_milvus(vectors: VectorSpace) -> TypeGuard[MilvusSpace]:
+    """Whether the vectors are a Milvus collection's (a local store loads no Milvus)."""
+    from semlith.store.vectors import LocalSpace
+
+    if isinstance(vectors, LocalSpace):
+        return False
+    from semlith.store.milvus.space import MilvusSpace
+
+    return isinstance(vectors, MilvusSpace)

@@ -18,12 +18,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from semlith.store.exact import EXACT_NAME, ExactSidecar
+from semlith.base.settings import Settings
+from semlith.store.exact import ExactSidecar
+from semlith.store.folder import EXACT_NAME, SHARDS_DIR, SPACES_DIR
+from semlith.store.rows import SpaceRecord
 from semlith.store.shards import SHARD_SPAN, ShardSet
 
-SHARDS_DIR = "shards"
 # Candidates of the 4-bit scan rescored with exact vectors: recall@10 1.000 where the 4-bit
 # codes alone get 0.90-0.93 (docs/performance.md, "scan").
+TEXT = "text"  # the chunks' space (Store.vectors)
 RESCORE_HEAD = 100
 # Compact exact.f32 once dead records pass this share of the file (and this many records).
 COMPACT_RATIO = 0.25
@@ -266,3 +269,25 @@ class LocalSpace:
 
     def close(self) -> None:
         self.exact.close()
+
+
+def local_space(folder: Path, record: SpaceRecord, settings: Settings) -> LocalSpace:
+    """A store's space other than text, in `spaces/<name>/` of its folder."""
+    return LocalSpace(folder / SPACES_DIR / record.name, record.dim,
+                      settings.index_memory_mb << 20, settings.perf)
+
+
+def local_spaces(folder: Path, dim: int, records: Iterable[SpaceRecord],
+                 settings: Settings) -> dict[str, VectorSpace]:
+    """The spaces of a local store, by name: its text space and each other it records."""
+    spaces: dict[str, VectorSpace] = {
+        TEXT: LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)}
+    for record in records:
+        if record.name != TEXT:
+            spaces[record.name] = local_space(folder, record, settings)
+    return spaces
+
+
+def is_exhaustive(vectors: VectorSpace) -> bool:
+    """Whether a space answers by scanning every record, removed ones included."""
+    return isinstance(vectors, LocalSpace) and vectors.exhaustive

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from semlith.base.names import escape_name
 from semlith.types import Value, counted, from_json, reply_notes
 
 
@@ -99,8 +100,10 @@ class Matches(Value):
 class Row:
     """One line of grep's text output. `role` is "match" (`path:N:text`), "context"
     (`path-N-text`), "definition" (`path=N=kind name`: the definition starting at line N
-    that holds the matches below it, as `git grep -p` marks its function lines), "break"
-    (`--` between runs of lines that do not touch) or "gap" (blank, between files)."""
+    that holds the matches below it, as `git grep -p` marks its function lines) or
+    "break" (`--` between runs of lines that do not touch, only when context was asked
+    for, as ripgrep prints it). `where` is the path as printed: escaped (base/names.py),
+    so a name holding a newline or a bidi control cannot forge or disguise a line."""
 
     role: str
     where: str = ""
@@ -113,17 +116,21 @@ class Row:
         return {"match": ":", "context": "-", "definition": "="}.get(self.role, "")
 
     def plain(self, width: int | None = None) -> str:
-        if self.role in ("break", "gap"):
-            return "--" if self.role == "break" else ""
+        if self.role == "break":
+            return "--"
         sep = self.separator
         return f"{self.where}{sep}{self.line}{sep}{self.text[:width]}"
 
 
-def rows(matches: tuple[Match, ...], *, multi_store: bool, definitions: bool = True
-         ) -> list[Row]:
-    """ripgrep's lines, grouped by file, with several stores the path as `store:path`
-    (which `read` takes back); with `definitions`, a definition row before the run of
-    lines holding the first match of each definition in a file."""
+def rows(matches: tuple[Match, ...], *, multi_store: bool, definitions: bool = True,
+         context: bool | None = None) -> list[Row]:
+    """ripgrep's lines (`rg -n --no-heading`), grouped by file, with several stores the
+    path as `store:path` (which `read` takes back); with `definitions`, a definition row
+    before the run of lines holding the first match of each definition in a file.
+    `context`: whether context lines were asked for, which puts `--` between runs that
+    do not touch, in a file and between files (None: whether any match has some)."""
+    if context is None:
+        context = any(m.before or m.after for m in matches)
     out: list[Row] = []
     files: dict[tuple[str, str], dict[int, tuple[str, Match | None]]] = {}
     for m in matches:
@@ -133,19 +140,16 @@ def rows(matches: tuple[Match, ...], *, multi_store: bool, definitions: bool = T
             lines.setdefault(n, (text, None))
         lines[m.line] = (m.text, m)
     for (store, path), lines in files.items():
-        if out:
-            out.append(Row("gap"))
-        where = (f"{store}:" if multi_store else "") + path
-        runs = any(hit is None for _, hit in lines.values())  # `--` only with context
-        last, start, labelled, shown = 0, len(out), None, False
+        where = escape_name((f"{store}:" if multi_store else "") + path)
+        last, labelled, shown, start = 0, None, False, len(out)
         for n in sorted(lines):
             text, hit = lines[n]
-            if runs and last and n > last + 1:
+            if context and out and (n > last + 1 or not last):
                 out.append(Row("break"))
                 start, shown = len(out), False
             inside = hit.definition if hit is not None and definitions else None
             if inside is not None and inside != labelled:
-                row = Row("definition", where, inside.start_line, inside.label)
+                row = Row("definition", where, inside.start_line, escape_name(inside.label))
                 out.insert(start if not shown else len(out), row)
                 labelled = inside
             shown = shown or hit is not None

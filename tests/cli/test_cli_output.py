@@ -10,6 +10,7 @@ import click
 import pytest
 
 from semlith.cli import main
+from semlith.cli.base import COMMAND_MODULES
 from semlith.cli.colour import wanted
 from semlith.ranking.relevance import calibrated, relevances
 from tests.cli_util import run, tree  # noqa: F401 - the indexed sample
@@ -89,6 +90,13 @@ def test_search_shows_relevance_and_json_keeps_its_score() -> None:
 
 
 # -- options and help -------------------------------------------------------------------
+
+def test_each_command_is_in_the_module_the_table_names() -> None:
+    ctx = click.Context(main)
+    where = {name: main.get_command(ctx, name).callback.__module__  # type: ignore[union-attr]
+             for name in main.list_commands(ctx)}
+    assert where == {name: f"semlith.cli.{module}" for name, module in COMMAND_MODULES.items()}
+
 
 def _commands(group: click.Group = main, prefix: str = "") -> list[tuple[str, click.Command]]:
     """Every command under `group` by its full name (`key show`), groups too."""

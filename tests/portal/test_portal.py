@@ -284,7 +284,7 @@ def test_bad_input_is_a_one_line_error(portal: Portal) -> None:
     for method, body in (("search", {"query": ""}), ("search", {"query": "x", "k": "ten"}),
                          ("read", {"target": "../etc/passwd"}), ("index", {}),
                          ("index", {"store": "nope"}), ("stop_run", {"store": 5}),
-                         ("grep", {"pattern": "(a+)+", "regex": True}),
+                         ("grep", {"pattern": r"(a)\1", "regex": True}),
                          ("grep", {"pattern": "x", "limit": 0})):
         answer = portal.client.post(f"/portal/api/{method}", headers=session, json=body)
         assert answer.status_code == 400, (method, answer.text)

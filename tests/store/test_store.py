@@ -180,8 +180,8 @@ def test_a_degraded_dense_search_returns_no_removed_chunk(make_store: MakeStore,
                                                           perf: bool) -> None:
     """With a shard that cannot be read (or SEMLITH_PERF=off) the search scans exact.f32,
     which keeps removed vectors until it compacts: they came back as hits (issue #26)."""
+    from semlith.store.folder import SHARDS_DIR
     from semlith.store.shards import shard_name
-    from semlith.store.vectors import SHARDS_DIR
 
     store = make_store()
     vecs = unit_vectors(40, 32, seed=3)

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semlith.store.exact import EXACT_NAME
+from semlith.store.folder import EXACT_NAME, SHARDS_DIR
 from semlith.store.milvus.space import MilvusSpace
 from semlith.store.milvus.target import MilvusTarget
 from semlith.store.query import ChunkExport
 from semlith.store.shards import SHARD_SPAN, ShardStats, shard_name
-from semlith.store.vectors import SHARDS_DIR, LocalSpace, VectorSpace
+from semlith.store.vectors import LocalSpace, VectorSpace
 from tests.conftest import unit_vectors
 
 DIM = 32
