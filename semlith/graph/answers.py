@@ -13,8 +13,7 @@ from semlith.graph import walk
 from semlith.graph.resolve import Resolver
 from semlith.graph.walk import Bounded
 from semlith.store import Store
-from semlith.store.catalog import Catalog
-from semlith.store.edges import GraphDef
+from semlith.store.graph import GraphDef, GraphStore
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
 from semlith.types.graph import GraphPath, Impact, Neighbors
@@ -31,30 +30,30 @@ def _chars(budget: int) -> int:
     return budget * CHARS_PER_TOKEN
 
 
-# One resolver per catalog while its generation stands: its per-file and per-name caches
+# One resolver per store while its generation stands: its per-file and per-name caches
 # serve the next question too (a store's generation moves with every committed change,
 # so a cached resolution is never stale).
-_RESOLVERS: weakref.WeakKeyDictionary[Catalog, tuple[int, Resolver]] = \
+_RESOLVERS: weakref.WeakKeyDictionary[GraphStore, tuple[int, Resolver]] = \
     weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
-def resolver_of(catalog: Catalog) -> Resolver:
-    generation = catalog.generation()
+def resolver_of(graph: GraphStore) -> Resolver:
+    generation = graph.generation()
     with _LOCK:
-        held = _RESOLVERS.get(catalog)
+        held = _RESOLVERS.get(graph)
         if held is not None and held[0] == generation:
             return held[1]
-    resolver = Resolver(catalog)
+    resolver = Resolver(graph)
     with _LOCK:
-        _RESOLVERS[catalog] = (generation, resolver)
+        _RESOLVERS[graph] = (generation, resolver)
     return resolver
 
 
 def _resolvers(opened: Sequence[tuple[str, Store]]) -> list[tuple[str, Resolver]]:
     # A mirror (indexed by another machine) has a catalog without edges here.
-    found = [(label, resolver_of(store.catalog)) for label, store in opened
-             if store.corpus.writable]
+    found = [(label, resolver_of(store.graph)) for label, store in opened
+             if store.graph.has_edges]
     if not found and opened:
         raise UnknownSymbol(f"store {opened[0][0]!r} is a mirror without a catalog here: "
                             "its code graph lives on the machine that indexes it")
@@ -131,7 +130,7 @@ def path(opened: Sequence[tuple[str, Store]], source: str, target: str, *, filte
 def with_calls(opened: Sequence[tuple[str, Store]], hit: Definition, shown: int = 10
                ) -> Definition:
     """`hit` with its settled one-hop callers and callees (`symbol` shows them)."""
-    store = [(label, s) for label, s in opened if label == hit.store and s.corpus.writable]
+    store = [(label, s) for label, s in opened if label == hit.store and s.graph.has_edges]
     if not store:
         return hit
     try:

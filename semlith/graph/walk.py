@@ -21,15 +21,7 @@ from semlith.graph.modules import languages_of
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Resolution, Status
 from semlith.ingest.graph.records import MODULE, Call
-from semlith.store.edges import (
-    GraphDef,
-    calls_from,
-    calls_named,
-    definitions_selected,
-    imports_named,
-    inherits_named,
-)
-from semlith.store.names import names_near
+from semlith.store.graph import GraphDef
 from semlith.store.query import Selection
 from semlith.types.graph import GraphEdge, GraphNode
 
@@ -72,8 +64,7 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> tuple[GraphDef, int
     if not parts:
         raise ValueError("the symbol name is empty")
     simple, wanted = parts[-1], ".".join(parts)
-    rows = resolver.modules.with_edges(
-        definitions_selected(resolver.catalog, simple, sel.where, sel.params))
+    rows = resolver.modules.with_edges(resolver.graph.definitions_selected(simple, sel))
     if len(parts) > 1:
         resolver.preload(d.file_id for d in rows if "." not in d.qualname)
         rows = [d for d in rows if d.qualname == wanted or d.qualname.endswith("." + wanted)
@@ -106,7 +97,7 @@ def no_definition(resolver: Resolver, name: str, sel: Selection) -> str:
     where = f" with {sel.filters.describe()}" if sel.filters else ""
     parts = _parts(name) or [name.strip()]
     simple = parts[-1]
-    names = names_near(resolver.catalog, parts)
+    names = resolver.graph.names_near(parts)
     same = sorted({q for n, q in names if n == simple})[:5]
     close = same or difflib.get_close_matches(name, sorted({q for _, q in names}), n=5)
     hint = f"; nearest: {', '.join(close)}" if close else ""
@@ -130,7 +121,7 @@ def callers_of(resolver: Resolver, target: GraphDef
     every call that may mean `target`."""
     found = []
     # A call in another language never means it: not even fetched.
-    sites = calls_named(resolver.catalog, [target.name], languages_of(target.lang))
+    sites = resolver.graph.calls_named([target.name], languages_of(target.lang))
     resolver.modules.load(s.file_id for s in sites)
     sites = [s for s in sites if resolver.modules.get(s.file_id) is not None]
     resolver.preload(s.file_id for s in sites)  # each is resolved below
@@ -150,7 +141,7 @@ def callees_of(resolver: Resolver, source: GraphDef) -> list[tuple[Call, Resolut
     if file_id is None:
         return []
     found = []
-    for call in calls_from(resolver.catalog, file_id, source.qualname):
+    for call in resolver.graph.calls_from(file_id, source.qualname):
         res = resolver.resolve(file_id, call)
         if res is not None:
             found.append((call, res))
@@ -201,7 +192,7 @@ def other_neighbours(store: str, resolver: Resolver, target: GraphDef, kinds: Se
         return
     ctx = resolver.context(file_id)
     if "inherits" in kinds:
-        for other, inh in inherits_named(resolver.catalog, target.name):
+        for other, inh in resolver.graph.inherits_named(target.name):
             base = resolver.base_of(other, inh.parent)
             if base is not None and _key(base) == _key(target):
                 child = resolver.context(other).type_named(inh.child)
@@ -224,7 +215,7 @@ def other_neighbours(store: str, resolver: Resolver, target: GraphDef, kinds: Se
             after.add(_edge(store, member, target.path, member.line, "contains",
                             Status.EXTRACTED))
     if "imports" in kinds:
-        for other, imp in imports_named(resolver.catalog, target.name):
+        for other, imp in resolver.graph.imports_named(target.name):
             bound = resolver.imported(other, imp.alias or imp.name)
             if bound is not None and _key(bound) == _key(target):
                 before.add(GraphEdge(store, "<module>", resolver.modules.file(other).path, 1,

@@ -148,6 +148,14 @@ def edge_counts(catalog: Catalog) -> dict[str, int]:
     return counts
 
 
+def unread_edge_files(catalog: Catalog, langs: Sequence[str]) -> int:
+    """Files of `langs` whose edges failed or were cut short (a size or time cap)."""
+    marks = ",".join("?" * len(langs))
+    return int(catalog.db.execute(
+        "SELECT COUNT(*) FROM edge_files e JOIN files f ON f.id = e.file_id"
+        f" WHERE (e.failed != '' OR e.truncated) AND f.lang IN ({marks})", langs).fetchone()[0])
+
+
 def failed_edges(catalog: Catalog) -> dict[str, str]:
     """path -> why a file has no edges."""
     return {str(r[0]): str(r[1]) for r in catalog.db.execute(

@@ -30,6 +30,7 @@ from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
+from semlith.store.graph import GraphStore
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
 from semlith.store.milvus.space import MilvusSpace
@@ -68,6 +69,8 @@ class Store:
         else:
             self.vectors = LocalSpace(folder, dim, settings.index_memory_mb << 20, settings.perf)
             self.corpus = LocalCorpus(self)
+        # The code graph's reads (store/graph.py); a mirror's edges are not here.
+        self.graph = GraphStore(catalog, has_edges=not self._mirror)
         self.spaces: dict[str, VectorSpace] = {TEXT: self.vectors}
         for record in catalog.spaces().values():
             if record.name != TEXT:
