@@ -116,10 +116,10 @@ def claims_of(store: Store) -> list[dict[str, Any]]:
             if res is None:
                 continue
             site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
-            if res.settled:
+            if res.settled and len(res.targets) == 1:
                 t = res.targets[0]
                 out.append({**site, "callee_path": t.path, "callee_start_line": t.line})
-            else:
+            else:  # ambiguous, or a name bound to each of several (`h = md5` / `h = sha`)
                 out.append({**site, "candidates": [
                     {"callee_path": t.path, "callee_start_line": t.line} for t in res.targets]})
     return out

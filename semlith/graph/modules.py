@@ -23,6 +23,7 @@ from semlith.graph.rules import family, languages_of, rules
 from semlith.store.graph import EdgeFile, GraphDef, GraphStore
 
 __all__ = ["ModuleMap", "family", "languages_of", "nearest"]
+PYTHON_ROOTS = ("", "src/")  # where an absolute import starts, as pyright's roots
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
                 "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 
@@ -159,7 +160,30 @@ class ModuleMap:
         found = {f.id: f.path for f in self._python_named(module, me.lang)}
         if len(found) > 1:  # `utils` in two packages: the one nearest the importer
             return nearest(me.path, found)
-        return list(found)
+        return list(found) or self._from_root(module)
+
+    def _from_root(self, module: str) -> list[int]:
+        """`a.b.c` as a path from the root or `src/`, as pyright resolves imports: the
+        module of a namespace package (folders without `__init__.py`, issue #47)."""
+        for root in PYTHON_ROOTS:
+            target = root + module.replace(".", "/")
+            at = self.ids_at([f"{target}.py", f"{target}/__init__.py"])
+            if at:
+                return list(at.values())
+        return []
+
+    def is_namespace(self, file_id: int, module: str) -> bool:
+        """Whether `module` (absolute, written in file `file_id`) is a folder from the
+        root or `src/` that holds Python files and no `__init__.py`: a namespace
+        package, which is the corpus's though no file is its module."""
+        me = self.get(file_id)
+        if me is None or module.startswith(".") or rules(me.lang).modules != "python":
+            return False
+        for root in PYTHON_ROOTS:
+            folder = root + module.replace(".", "/")
+            if any(f.lang == me.lang for f in self.graph.files_under(folder)):
+                return True
+        return False
 
     def _python_named(self, module: str, lang: str) -> list[EdgeFile]:
         """The Python files whose absolute module name is `module`. A module's name

@@ -6,7 +6,7 @@ and per name for its life."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from semlith.graph.context import FileContext
 from semlith.graph.modules import ModuleMap, family, languages_of
@@ -20,9 +20,12 @@ MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
 
 @dataclass(frozen=True, slots=True)
 class Module:
-    """The files a module name stands for."""
+    """The files a module name stands for; a Python namespace package (a folder
+    without `__init__.py`) has none, and its `name` as the file `via` wrote it."""
 
     files: tuple[int, ...]
+    name: str = ""
+    via: int = -1
 
 
 Bound = GraphDef | Module
@@ -128,6 +131,9 @@ class Names:
         imp = ctx.bindings.get(name)
         if imp is None:
             return None
+        if imp.kind is ImportKind.MODULE and not imp.alias and \
+                rules(ctx.file.lang).module_binding == "first" and imp.module != name:
+            imp = replace(imp, module=name)  # `import a.b.c` binds `a`, the package
         files = self.modules.resolve(ctx.file.id, imp.module)
         if not files:
             if rules(ctx.file.lang).submodule_imports and imp.name and \
@@ -135,6 +141,8 @@ class Names:
                 sub = self.modules.resolve(ctx.file.id, f"{imp.module}.{imp.name}")
                 if sub:
                     return Module(tuple(sub))
+            if not imp.name and self.modules.is_namespace(ctx.file.id, imp.module):
+                return Module((), imp.module, ctx.file.id)  # `import ns.sub` of a folder
             raise Outside
         return self._imported(ctx, imp, files, depth)
 
@@ -167,6 +175,11 @@ class Names:
                 sub = self.modules.resolve(file_id, f".{name}")
                 if sub:
                     return Module(tuple(sub))
+        if module.name:  # a namespace package's module, or one below it
+            dotted = f"{module.name}.{name}"
+            sub = self.modules.resolve(module.via, dotted)
+            if sub or self.modules.is_namespace(module.via, dotted):
+                return Module(tuple(sub), dotted, module.via)
         return None
 
     def export(self, files: list[int], name: str, depth: int) -> GraphDef | None:
@@ -217,7 +230,17 @@ class Names:
 
     def local_type(self, ctx: FileContext, type_name: str, kind: LocalKind, depth: int
                     ) -> GraphDef | None:
-        """The type a local has: as declared/constructed, or what its call returns."""
+        """The type a local has: as declared/constructed, or what its call returns; a
+        class an alias names (`Model = Cart`); none for a literal's."""
+        if kind is LocalKind.LITERAL:
+            return None
+        if kind is LocalKind.ALIAS:
+            try:
+                named = self.value(ctx, type_name, depth)
+            except Outside:
+                return None
+            return named if isinstance(named, GraphDef) and \
+                self.context(named.file_id).type_named(named.qualname) == named else None
         if kind is not LocalKind.CALL:
             return self.type_of(ctx, type_name, depth)
         text = type_name.replace("::", ".")
@@ -237,6 +260,41 @@ class Names:
             owner = callee_ctx.enclosing_type(made.qualname)
             return callee_ctx.type_named(owner) if owner else None
         return self.type_of(callee_ctx, returned, depth + 1)
+
+    # -- constructors (issue #45: `Route(...)` runs `Route.__init__`) ----------------------
+
+    def runs(self, d: GraphDef) -> GraphDef:
+        """What a call of `d` runs: a class's constructor when the corpus has one, else
+        `d` itself (a function, or a class whose constructor is the language's)."""
+        made = self.constructor(d)
+        return made if made is not None else d
+
+    def constructor(self, typ: GraphDef) -> GraphDef | None:
+        """The constructor a call of the class `typ` runs: its own, or where the
+        language passes them down, the first a base of the corpus defines."""
+        r = rules(typ.lang)
+        ctx = self.context(typ.file_id)
+        if not (r.constructor or r.constructor_class_named) or \
+                ctx.type_named(typ.qualname) != typ:
+            return None
+        if r.constructor_class_named:
+            found = ctx.members.get(typ.qualname, {}).get(typ.name)
+        elif r.constructor_inherited:
+            found = self.member(typ, r.constructor, 0)
+        else:
+            found = ctx.members.get(typ.qualname, {}).get(r.constructor)
+        return found if found is not None and found.kind in ("method", "function") else None
+
+    def constructed(self, d: GraphDef) -> GraphDef | None:
+        """The class `d` is the constructor of, if it is one."""
+        r = rules(d.lang)
+        ctx = self.context(d.file_id)
+        owner = ctx.owner.get(d.qualname)
+        typ = ctx.type_named(owner) if owner else None
+        if typ is None or d.name not in (r.constructor, typ.name if r.constructor_class_named
+                                         else ""):
+            return None
+        return typ
 
     def member_of(self, ctx: FileContext, owner: str, name: str) -> GraphDef | None:
         typ = ctx.type_named(owner)

@@ -25,16 +25,25 @@ def is_literal(receiver: str, lang: str) -> bool:
 
 def made_outside(local: Local, lang: str, value: Callable[[str], object]) -> bool:
     """Whether a binding whose type the corpus does not define holds something from
-    outside it: a declared type, or (Python) a class an import from outside made
+    outside it: a declared type, a literal, a builtin class's call (`dict(...)`), an
+    alias of a name from outside, or (Python) a class an import from outside made
     (`_cv = ContextVar(...)`, `self._pool = httpcore.ConnectionPool(...)`); `value`
     looks a name up in the file and raises Outside for such an import."""
+    if local.kind is LocalKind.ALIAS:  # an alias of something outside (`h = hashlib.md5`)
+        return _raises(value, local.type_name)
     if local.kind is not LocalKind.CALL:
         return True
+    if local.type_name in rules(lang).builtin_types:
+        return True  # `d = dict(...)`, `names = list(...)`: the language's own
     if not rules(lang).foreign_classes or \
             not local.type_name.rsplit(".", 1)[-1][:1].isupper():
         return False  # a function's result may be anything (`copy.copy(self)`)
+    return _raises(value, local.type_name)
+
+
+def _raises(value: Callable[[str], object], name: str) -> bool:
     try:
-        value(local.type_name)
+        value(name)
     except Outside:
         return True
     return False

@@ -18,7 +18,7 @@ from semlith.graph.names import MAX_HOPS, Module, Names
 from semlith.graph.outside import Outside, is_literal, made_outside
 from semlith.graph.rules import rules
 from semlith.graph.status import Resolution, Status
-from semlith.ingest.graph.records import Call, Local, QualifierKind
+from semlith.ingest.graph.records import Call, Local, LocalKind, QualifierKind
 from semlith.store.graph import GraphDef, GraphStore
 
 
@@ -35,6 +35,10 @@ class Resolver(Names):
         """The definition(s) `call` in file `file_id` means; None when not in the corpus."""
         ctx = self.context(file_id)
         try:
+            aliased = self._aliased(ctx, call)
+            if aliased:  # each of them, on some path: every one is an edge
+                local = all(d.file_id == file_id for d in aliased)
+                return Resolution(Status.EXTRACTED if local else Status.RESOLVED, aliased)
             found = self._specific(ctx, call)
         except Outside:
             return None
@@ -61,6 +65,28 @@ class Resolver(Names):
         if q is QualifierKind.OTHER and is_literal(call.receiver, ctx.file.lang):
             raise Outside
         return None
+
+    def _aliased(self, ctx: FileContext, call: Call) -> tuple[GraphDef, ...]:
+        """`h()` where the caller's own scope binds `h` only to functions or classes by
+        name (`h = md5_utf8` on one branch, `h = sha_utf8` on another): all of them; ()
+        when it binds `h` otherwise, or some alias names nothing of the corpus. An outer
+        scope's alias is not followed: a parameter, which is not recorded, may shadow it
+        (PyCG's `kwargs/assigned_call`)."""
+        if call.qualifier_kind is not QualifierKind.NONE or self._nested(ctx, call):
+            return ()
+        bound = ctx.locals.get((call.caller, call.name), [])
+        if not bound or any(b.kind is not LocalKind.ALIAS for b in bound):
+            return ()
+        found = []
+        for b in bound:
+            inner = self._nested(ctx, Call(call.line, call.column, b.type_name, "",
+                                           QualifierKind.NONE, call.caller)) \
+                if "." not in b.type_name else None
+            named = inner or self.value(ctx, b.type_name, 0)
+            if not isinstance(named, GraphDef):
+                return ()
+            found.append(named)
+        return tuple(dict.fromkeys(found))
 
     def _on_super(self, ctx: FileContext, call: Call) -> GraphDef | None:
         """`super().m()`, `super(...)`: the first base of the corpus that has it."""
@@ -159,15 +185,22 @@ class Resolver(Names):
                 raise Outside  # else `proto.init()`, proto an `app` whose `app.init = ...`
             return found
         if bound is not None:
-            member = self.member(bound, call.name, 0)
-            if member is not None:
-                return member
-        elif head == receiver and receiver[:1].isupper() and \
+            return self._on_definition(ctx, bound, call)
+        if head == receiver and receiver[:1].isupper() and \
                 not self.named(receiver, ctx.file.lang):
             raise Outside  # `String.format`, `Math.max`: a type the corpus does not define
-        elif head == receiver and receiver in rules(ctx.file.lang).builtin_types:
+        if head == receiver and receiver in rules(ctx.file.lang).builtin_types:
             raise Outside  # `object.__repr__(self)`, `dict.fromkeys(...)`
         return None
+
+    def _on_definition(self, ctx: FileContext, bound: GraphDef, call: Call) -> GraphDef | None:
+        """`Cart.create()`: a member of what the receiver names; `Cart.new()` (Ruby) makes
+        a Cart."""
+        member = self.member(bound, call.name, 0)
+        if member is None and call.name == rules(ctx.file.lang).instantiate and \
+                self.context(bound.file_id).type_named(bound.qualname) == bound:
+            return bound
+        return member
 
     def _foreign(self, ctx: FileContext, local: Local) -> bool:
         return made_outside(local, ctx.file.lang, lambda name: self.value(ctx, name, 0))

@@ -39,32 +39,47 @@ class Rules:
     literal_receivers: bool = False  # `"".join()`, `[].map()`: a literal's own methods
     foreign_classes: bool = False  # a capitalised call imported from outside makes an
     # object from outside (`ContextVar(...)`)
+    # What a call of a class runs (`Route(...)`, `new X()`): the member of this name,
+    # its own or (`inherited`) a base's; `class_named`: the member named as the class
+    constructor: str = ""
+    constructor_class_named: bool = False
+    constructor_inherited: bool = False
+    instantiate: str = ""  # `X.new(...)` is a call of the class X (Ruby)
 
 
 def _java_like(lang: str, modules: str = "", extensions: tuple[str, ...] = (),
-               package_is_directory: bool = False) -> Rules:
+               package_is_directory: bool = False, class_named: bool = False,
+               constructor: str = "") -> Rules:
     """A language whose methods call their class's others by bare name."""
     return Rules(lang, modules=modules, extensions=extensions,
                  package_is_directory=package_is_directory, bare_call_on_self=True,
-                 bare_call_may_be_method=True)
+                 bare_call_may_be_method=True, constructor=constructor,
+                 constructor_class_named=class_named,
+                 constructor_inherited=bool(constructor))
 
 
 _TABLE: dict[str, Rules] = {
     "python": Rules("python", modules="python", package_file="__init__.py",
                     module_binding="first", unbound_is_outside=True, builtins=PY_BUILTINS,
                     builtin_types=PY_BUILTIN_TYPES, dotted_modules="prefix",
-                    submodule_imports=True, literal_receivers=True, foreign_classes=True),
-    "javascript": Rules("js", modules="js", literal_receivers=True),
-    "typescript": Rules("js", modules="js", literal_receivers=True),
-    "tsx": Rules("js", modules="js", literal_receivers=True),
+                    submodule_imports=True, literal_receivers=True, foreign_classes=True,
+                    constructor="__init__", constructor_inherited=True),
+    **{lang: Rules("js", modules="js", literal_receivers=True, constructor="constructor",
+                   constructor_inherited=True)
+       for lang in ("javascript", "typescript", "tsx")},
     "go": Rules("go", modules="go", module_binding="last", package_is_directory=True,
                 unbound_is_outside=True),
-    "java": _java_like("java", "java", (".java",), package_is_directory=True),
+    "java": _java_like("java", "java", (".java",), package_is_directory=True,
+                       class_named=True),
     "kotlin": _java_like("kotlin", "java", (".kt", ".kts")),
     "scala": _java_like("scala", "java", (".scala",)),
     "rust": Rules("rust", modules="rust", dotted_modules="head"),
-    "ruby": Rules("ruby", bare_call_on_self=True),
-    **{lang: _java_like(lang) for lang in ("csharp", "cpp", "swift", "php")},
+    "ruby": Rules("ruby", bare_call_on_self=True, constructor="initialize",
+                  constructor_inherited=True, instantiate="new"),
+    "csharp": _java_like("csharp", class_named=True),
+    "cpp": _java_like("cpp", class_named=True),
+    "php": _java_like("php", constructor="__construct"),
+    "swift": _java_like("swift", constructor="init"),
 }
 
 

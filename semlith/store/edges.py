@@ -233,6 +233,14 @@ def edge_files_in_folders_named(catalog: Catalog, names: Iterable[str]) -> list[
     return _chunked(catalog, FOLDER_NAME_SQL, names)
 
 
+def edge_files_under(catalog: Catalog, folder: str, limit: int) -> list[EdgeFile]:
+    """Up to `limit` files with edges anywhere below `folder` (a range of the path's
+    unique index: '0' follows '/' in ASCII)."""
+    return [EdgeFile(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in catalog.db.execute(
+        f"{_EDGE_FILE} WHERE f.path > ? AND f.path < ? LIMIT ?",
+        (f"{folder}/", f"{folder}0", limit))]
+
+
 def edge_files_of_package(catalog: Catalog, package: str) -> list[EdgeFile]:
     """The files with edges that declare `package` (Go)."""
     return _edge_file_rows(catalog, "e.package = ?", (package,))

@@ -60,6 +60,10 @@ class GraphStore:
         """The files with edges whose folder's own name is one of `folder_names`."""
         return edges.edge_files_in_folders_named(self._catalog, folder_names)
 
+    def files_under(self, folder: str, limit: int = 20) -> list[EdgeFile]:
+        """Up to `limit` files with edges anywhere below `folder`."""
+        return edges.edge_files_under(self._catalog, folder, limit)
+
     def files_of_package(self, package: str) -> list[EdgeFile]:
         """The files with edges that declare `package` (Go)."""
         return edges.edge_files_of_package(self._catalog, package)

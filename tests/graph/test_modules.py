@@ -122,8 +122,8 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
     """"no definition of X; nearest: ..." compared X with every name of the store (1.2 s
     at 112k chunks); now with the names near it, read through the name indexes, at most
     NEAR_LIMIT for each way of being near."""
+    from semlith.graph.choose import no_definition
     from semlith.graph.resolve import Resolver
-    from semlith.graph.walk import no_definition
     from semlith.store import names as edges
     from semlith.store.query import Selection
 
@@ -146,5 +146,38 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
         monkeypatch.setattr(edges, "NEAR_LIMIT", 5)  # a store with many names
         assert len(edges.names_near(store.catalog, ["Session", "mehtod"])) <= 3 * 5 + 5
         assert hint("zq") == "no definition of `zq`"  # nothing near: no hint
+    finally:
+        store.close()
+
+
+NAMESPACE = {  # no __init__.py anywhere: namespace packages, resolved from the root
+    "lib/util/helpers.py": "def slugify(text):\n    return text\n",
+    "src/tools/clean.py": "def tidy(text):\n    return text\n",
+    "app/main.py": "from lib.util.helpers import slugify\n"
+                   "import lib.util.helpers\n"
+                   "from lib.util import helpers\n"
+                   "import lib\n"
+                   "from tools.clean import tidy\n\n\n"
+                   "def run():\n"
+                   "    slugify(1)\n"
+                   "    helpers.slugify(2)\n"
+                   "    lib.util.helpers.slugify(3)\n"
+                   "    tidy(4)\n",
+}
+
+
+def test_namespace_packages_resolve_from_the_root(tmp_path: Path) -> None:
+    """A package without `__init__.py` is the corpus's, as pyright reads it (issue #47:
+    a function with 5,050 callers showed none)."""
+    store = build(tmp_path / "ns", NAMESPACE)
+    try:
+        near = answers.neighbors([("ns", store)], "slugify", kinds=("calls",),
+                                 filters=Filters(), all_edges=False, budget=4000)
+        assert [(e.site, e.line, e.status) for e in near.callers] == [
+            ("app/main.py", 9, "resolved"), ("app/main.py", 10, "resolved"),
+            ("app/main.py", 11, "resolved")]
+        tidy = answers.neighbors([("ns", store)], "tidy", kinds=("calls",),
+                                 filters=Filters(), all_edges=False, budget=4000)
+        assert [e.line for e in tidy.callers] == [12]  # from src/
     finally:
         store.close()
