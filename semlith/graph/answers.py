@@ -146,7 +146,7 @@ def impact(opened: Sequence[tuple[str, Store]], name: str, *, depth: int, filter
     out = Bounded(room - sum(walk.size_of(n) for n in alternatives))
     omitted: dict[str, int] = {}
     walk.impact(label, resolver, chosen.definition, depth, all_edges, out, omitted)
-    unread = resolver.graph.unread_files(languages_of(chosen.definition.lang))
+    unread = resolver.unread_files(languages_of(chosen.definition.lang))
     if unread:
         omitted["unread_files"] = unread
     return Impact(symbol, tuple(out.kept), _omitted(omitted, entries=out), chosen.others,

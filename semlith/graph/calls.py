@@ -16,7 +16,7 @@ from semlith.graph.modules import languages_of
 from semlith.graph.resolve import Resolver
 from semlith.graph.rules import rules
 from semlith.graph.status import Resolution
-from semlith.ingest.graph.records import Call, LocalKind
+from semlith.ingest.graph.records import Call
 from semlith.store.graph import GraphDef
 
 MAX_SUBCLASSES = 200  # classes whose calls may run an inherited constructor, at most
@@ -44,6 +44,9 @@ def callers_of(resolver: Resolver, target: GraphDef) -> list[CallerSite]:
     candidates), in file and line order. A constructor's are the calls of its class
     and of the subclasses that inherit it; a class's are its instantiations."""
     wanted = key(target)
+    # Only a constructor is called through other definitions (its class): mapping every
+    # candidate of every site read their files, 4x a cold `neighbors` (fastapi).
+    through = resolver.constructed(target) is not None
     # A call in another language never means it: not even fetched.
     sites = resolver.graph.calls_named(_names_calling(resolver, target),
                                        languages_of(target.lang))
@@ -53,7 +56,8 @@ def callers_of(resolver: Resolver, target: GraphDef) -> list[CallerSite]:
     found = []
     for site in sites:
         res = resolver.resolve(site.file_id, site.call)
-        if res is None or not any(key(t) == wanted or key(resolver.runs(t)) == wanted
+        if res is None or not any(key(t) == wanted or
+                                  (through and key(resolver.runs(t)) == wanted)
                                   for t in res.targets):
             continue
         ctx = resolver.context(site.file_id)
@@ -92,10 +96,7 @@ def _names_calling(resolver: Resolver, target: GraphDef) -> list[str]:
     file binds to it (`h = md5_utf8`; an alias in another file is not looked for), and
     for a constructor its class's and those of the subclasses that inherit it; `new`
     too where `X.new()` makes an X."""
-    ctx = resolver.context(target.file_id)
-    names = [target.name, *(loc.name for found in ctx.locals.values() for loc in found
-                            if loc.kind is LocalKind.ALIAS
-                            and loc.type_name.rsplit(".", 1)[-1] == target.name)]
+    names = [target.name, *resolver.context(target.file_id).aliases.get(target.name, ())]
     made = resolver.constructed(target)
     r = rules(target.lang)
     if made is not None:

@@ -49,7 +49,9 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> Chosen:
                 or _owner_matches(resolver, d, parts[-2])]
     if not rows:
         raise UnknownSymbol(no_definition(resolver, name, sel))
-    shadowed = overridden(resolver, [d for d in rows if d.name == simple])
+    # a short name's definitions, concrete first; a name matched exactly needs no order
+    shadowed = set() if any(d.qualname == wanted for d in rows) else \
+        overridden(resolver, [d for d in rows if d.name == simple])
     rows.sort(key=lambda d: (d.name != simple, d.qualname != wanted, is_test(d.path),
                              key(d) in shadowed, _KIND_ORDER.get(d.kind, 2),
                              d.kind == "impl", d.path.count("/"), d.path, d.start_line))

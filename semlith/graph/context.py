@@ -45,6 +45,7 @@ class FileContext:
     objects: dict[str, dict[str, GraphDef]] = field(default_factory=dict)
     assigned: dict[str, list[tuple[GraphDef, str]]] = field(default_factory=dict)
     scope_parent: dict[str, str] = field(default_factory=dict)  # qualname -> enclosing one
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # `h = f`: f's last -> [h]
 
     @classmethod
     def build(cls, file: EdgeFile, edges: FileEdges, defs: list[GraphDef]) -> FileContext:
@@ -66,6 +67,8 @@ class FileContext:
                 ctx.returns.setdefault(loc.scope, loc.type_name)
             else:
                 locals_[(loc.scope, loc.name)].append(loc)
+            if loc.kind is LocalKind.ALIAS:
+                ctx.aliases.setdefault(loc.type_name.rsplit(".", 1)[-1], []).append(loc.name)
         ctx.locals = dict(locals_)
         return ctx
 

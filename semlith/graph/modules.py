@@ -48,6 +48,7 @@ class ModuleMap:
         self._ids: dict[str, int | None] = {}
         self._folders: dict[str, list[int]] = {}
         self._resolved: dict[tuple[int, str], list[int]] = {}
+        self._namespaces: dict[str, bool] = {}
 
     # -- files --------------------------------------------------------------------------
 
@@ -165,12 +166,12 @@ class ModuleMap:
     def _from_root(self, module: str) -> list[int]:
         """`a.b.c` as a path from the root or `src/`, as pyright resolves imports: the
         module of a namespace package (folders without `__init__.py`, issue #47)."""
-        for root in PYTHON_ROOTS:
-            target = root + module.replace(".", "/")
-            at = self.ids_at([f"{target}.py", f"{target}/__init__.py"])
-            if at:
-                return list(at.values())
-        return []
+        tried = [f"{root}{module.replace('.', '/')}{end}" for root in PYTHON_ROOTS
+                 for end in (".py", "/__init__.py")]
+        at = self.ids_at(tried)  # one query for both roots: most such imports are stdlib
+        return next(([at[p] for p in tried[n:n + 2] if p in at]
+                     for n in range(0, len(tried), 2) if tried[n] in at or tried[n + 1] in at),
+                    [])
 
     def is_namespace(self, file_id: int, module: str) -> bool:
         """Whether `module` (absolute, written in file `file_id`) is a folder from the
@@ -179,11 +180,12 @@ class ModuleMap:
         me = self.get(file_id)
         if me is None or module.startswith(".") or rules(me.lang).modules != "python":
             return False
-        for root in PYTHON_ROOTS:
-            folder = root + module.replace(".", "/")
-            if any(f.lang == me.lang for f in self.graph.files_under(folder)):
-                return True
-        return False
+        found = self._namespaces.get(module)
+        if found is None:  # the same for every file that imports it
+            found = any(f.lang == me.lang for root in PYTHON_ROOTS
+                        for f in self.graph.files_under(root + module.replace(".", "/")))
+            self._namespaces[module] = found
+        return found
 
     def _python_named(self, module: str, lang: str) -> list[EdgeFile]:
         """The Python files whose absolute module name is `module`. A module's name

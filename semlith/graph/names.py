@@ -16,6 +16,7 @@ from semlith.ingest.graph.records import Import, ImportKind, LocalKind
 from semlith.store.graph import GraphDef, GraphStore
 
 MAX_HOPS = 6  # bases, re-exports and return types followed at most this deep
+CONSTRUCTED = frozenset({"class", "struct", "record"})  # kinds a call may construct
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class Names:
         self.modules = ModuleMap(graph)
         self._contexts: dict[int, FileContext] = {}
         self._named: dict[tuple[str, str], list[GraphDef]] = {}
+        self._unread: dict[tuple[str, ...], int] = {}
 
     def context(self, file_id: int) -> FileContext:
         if file_id not in self._contexts:
@@ -60,6 +62,13 @@ class Names:
             self._named[key] = self.modules.with_edges(
                 self.graph.definitions_named(name, languages_of(lang)))
         return self._named[key]
+
+    def unread_files(self, langs: tuple[str, ...]) -> int:
+        """Files of `langs` whose edges could not be read (the same for every question
+        while the store's generation stands)."""
+        if langs not in self._unread:
+            self._unread[langs] = self.graph.unread_files(langs)
+        return self._unread[langs]
 
     def file_id(self, path: str) -> int | None:
         return self.modules.id_at(path)
@@ -273,9 +282,10 @@ class Names:
         """The constructor a call of the class `typ` runs: its own, or where the
         language passes them down, the first a base of the corpus defines."""
         r = rules(typ.lang)
+        if typ.kind not in CONSTRUCTED or not (r.constructor or r.constructor_class_named):
+            return None  # decided without reading its file: most targets are functions
         ctx = self.context(typ.file_id)
-        if not (r.constructor or r.constructor_class_named) or \
-                ctx.type_named(typ.qualname) != typ:
+        if ctx.type_named(typ.qualname) != typ:
             return None
         if r.constructor_class_named:
             found = ctx.members.get(typ.qualname, {}).get(typ.name)
@@ -288,6 +298,9 @@ class Names:
     def constructed(self, d: GraphDef) -> GraphDef | None:
         """The class `d` is the constructor of, if it is one."""
         r = rules(d.lang)
+        owner_name = d.qualname.rsplit(".", 2)[-2] if "." in d.qualname else ""
+        if d.name != r.constructor and not (r.constructor_class_named and d.name == owner_name):
+            return None  # decided without reading its file
         ctx = self.context(d.file_id)
         owner = ctx.owner.get(d.qualname)
         typ = ctx.type_named(owner) if owner else None

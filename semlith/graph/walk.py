@@ -72,7 +72,7 @@ def caller_edges(store: str, resolver: Resolver, target: GraphDef, all_edges: bo
             continue
         callers.add(edge(store, site.caller, site.path, site.call.line, "calls",
                          site.res.status, len(site.res.targets)))
-    unread = resolver.graph.unread_files(languages_of(target.lang))
+    unread = resolver.unread_files(languages_of(target.lang))
     if unread:
         omitted["unread_files"] = unread
 

@@ -151,9 +151,11 @@ def edge_counts(catalog: Catalog) -> dict[str, int]:
 def unread_edge_files(catalog: Catalog, langs: Sequence[str]) -> int:
     """Files of `langs` whose edges failed or were cut short (a size or time cap)."""
     marks = ",".join("?" * len(langs))
+    # The language asked of the few failed rows only: joining every row was 2x slower.
     return int(catalog.db.execute(
-        "SELECT COUNT(*) FROM edge_files e JOIN files f ON f.id = e.file_id"
-        f" WHERE (e.failed != '' OR e.truncated) AND f.lang IN ({marks})", langs).fetchone()[0])
+        "SELECT COUNT(*) FROM edge_files e WHERE (e.failed != '' OR e.truncated)"
+        f" AND (SELECT lang FROM files WHERE id = e.file_id) IN ({marks})",
+        langs).fetchone()[0])
 
 
 def failed_edges(catalog: Catalog) -> dict[str, str]:
