@@ -42,7 +42,6 @@ from semlith.errors import UnknownSymbol  # noqa: E402
 from semlith.graph import answers  # noqa: E402
 from semlith.graph.resolve import Resolver  # noqa: E402
 from semlith.store import Store  # noqa: E402
-from semlith.store.edges import file_edges  # noqa: E402
 from semlith.types import Filters  # noqa: E402
 
 REPO = HERE.parent
@@ -109,18 +108,18 @@ def index_copy(source: Path, work: Path) -> Path:
 
 def claims_of(store: Store) -> list[dict[str, Any]]:
     """Every stored call resolved, as score.py's claims."""
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     out: list[dict[str, Any]] = []
     for f in resolver.modules.all_files():
-        for call in file_edges(store.catalog, f.id).calls:
+        for call in store.graph.file_edges(f.id).calls:
             res = resolver.resolve(f.id, call)
             if res is None:
                 continue
             site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
-            if res.settled:
+            if res.settled and len(res.targets) == 1:
                 t = res.targets[0]
                 out.append({**site, "callee_path": t.path, "callee_start_line": t.line})
-            else:
+            else:  # ambiguous, or a name bound to each of several (`h = md5` / `h = sha`)
                 out.append({**site, "candidates": [
                     {"callee_path": t.path, "callee_start_line": t.line} for t in res.targets]})
     return out
@@ -132,11 +131,11 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
     (one resolver across the distinct questions, as the daemon holds it); and of
     `neighbors` of the same names misspelled (`unknown`: "no definition of X; nearest:
     ...")."""
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     names: list[str] = []
     pairs: list[tuple[str, str]] = []
     for file_id in [f.id for f in resolver.modules.all_files()][:200]:
-        for call in file_edges(store.catalog, file_id).calls:
+        for call in store.graph.file_edges(file_id).calls:
             res = resolver.resolve(file_id, call)
             if res is not None and res.settled and call.caller != "<module>":
                 t = res.targets[0]
@@ -165,7 +164,7 @@ def speed(store: Store, label: str, runs: int = 20) -> dict[str, Any]:
         answers._RESOLVERS.clear()
         # Built before the clock starts: with 20 samples p95 is the slowest, and it was
         # this build (~50-170 ms), which the cold column already times (2026-12-01).
-        answers.resolver_of(store.catalog)
+        answers.resolver_of(store.graph)
         for fn in calls:  # the daemon's case: one resolver held across distinct questions
             warm += _timed_call(fn, op)
         out[op] = percentiles(warm) if warm else {}

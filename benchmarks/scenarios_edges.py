@@ -93,3 +93,41 @@ def _against_index(ctx: Context) -> dict[str, float]:
     return {"corpus_index_nomodel_p50_ms": indexed["p50_ms"],
             "corpus_edges_p50_ms": extracted["p50_ms"],
             "corpus_edges_vs_index_nomodel": round(extracted["p50_ms"] / indexed["p50_ms"], 3)}
+
+
+def hostile_graphs(ctx: Context) -> dict[str, int | bool]:
+    """Issue #47's adversarial graphs (tests/hostile_files.hostile_graph: a 20,000-call
+    chain, a 2,000-function cycle, a function with 5,000 callers), indexed without a
+    model: each graph answer's size in characters of JSON against its 4,000-token
+    budget. Functional, not timed (the `hostile` scenario reports these beside its own)."""
+    import json
+
+    from scenarios_chunk import _filler_library
+
+    from semlith.types import Filters, Scope
+    from tests.hostile_files import CALLERS, CHAIN, CYCLE, hostile_graph
+
+    root = ctx.workdir / "hostile-graph"
+    for rel, text in hostile_graph().items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    library = _filler_library(str(ctx.workdir / "hostile-graph-h"))
+    library.index([str(root)])
+    scope, no = Scope((str(root),)), Filters()
+    answers = {
+        "chain_path": library.path("f0", f"f{CHAIN - 1}", filters=no, scope=scope),
+        "cycle_path": library.path("g1", "g0", filters=no, scope=scope),
+        "cycle_impact": library.impact("g0", depth=10, filters=no, scope=scope),
+        "hub_neighbors": library.neighbors("target", filters=no, scope=scope),
+        "hub_impact": library.impact("target", filters=no, scope=scope),
+        "hub_brief": library.brief("target the function everything calls", scope=scope),
+    }
+    out: dict[str, int | bool] = {"graph_callers": CALLERS, "graph_cycle": CYCLE}
+    for name, answer in answers.items():
+        size = len(json.dumps(answer.as_json()))
+        out[f"graph_{name}_chars"] = size
+        # brief's budget counts its text; its JSON carries each row's fields besides
+        limit = 2 * 2000 * 4 if name.endswith("brief") else 4000 * 4
+        out[f"graph_{name}_within"] = size <= limit
+    library.close()
+    return out

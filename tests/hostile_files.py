@@ -184,3 +184,33 @@ def huge_string(language: str, size: int = 1_000_000) -> str:
 def minified_line(language: str, size: int = 500_000) -> str:
     """One line of `size` bytes of statements, as a minifier or a code generator leaves it."""
     return data_table(language, size).replace("\n", " ")
+
+
+# -- adversarial code graphs (issue #47) -------------------------------------------------
+
+CHAIN, CYCLE, CALLERS = 20_000, 2_000, 5_000
+
+
+def hostile_graph() -> dict[str, str]:
+    """A project (path -> text) holding the graphs that made answers unbounded: a chain
+    of CHAIN calls `f0 -> f1 -> ... -> f19999` over 100 files, a cycle of CYCLE
+    functions `g0 -> ... -> g1999 -> g0` over 10, and `target()` with CALLERS callers
+    over 50. Packages without `__init__.py` (namespace packages) on purpose."""
+    out: dict[str, str] = {}
+    per = CHAIN // 100
+    for k in range(100):
+        head = [f"from chain.c{k + 1} import f{(k + 1) * per}\n\n"] if k < 99 else []
+        out[f"chain/c{k}.py"] = "".join(head + [
+            f"def f{i}():\n    {f'f{i + 1}()' if i < CHAIN - 1 else 'pass'}\n\n"
+            for i in range(k * per, (k + 1) * per)])
+    per = CYCLE // 10
+    for k in range(10):
+        nxt = (k + 1) % 10
+        out[f"cycle/r{k}.py"] = f"from cycle.r{nxt} import g{nxt * per}\n\n" + "".join(
+            f"def g{i}():\n    g{(i + 1) % CYCLE}()\n\n" for i in range(k * per, (k + 1) * per))
+    out["hub/target.py"] = "def target():\n    \"\"\"The function everything calls.\"\"\"\n"
+    per = CALLERS // 50
+    for k in range(50):
+        out[f"hub/callers_{k}.py"] = "from hub.target import target\n\n" + "".join(
+            f"def caller_{k}_{i}():\n    target()\n\n" for i in range(per))
+    return out

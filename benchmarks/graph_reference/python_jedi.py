@@ -11,7 +11,10 @@ becomes an edge when it is a function or a class defined in one of the analysed 
 
 Rules (see reference.py for the format):
 
-- A call to a class is an edge to the ``class`` line, not to its ``__init__``.
+- A call to a class is an edge to the ``class`` line, not to its ``__init__``; with
+  ``--constructors`` (an LSP call hierarchy's convention, issue #45) it is an edge to the
+  ``__init__`` the call runs: the class's own, else the first its bases in the corpus
+  define (depth first, bases resolved by jedi), else the ``class`` line.
 - ``callee_start_line`` is the line of ``def``/``class`` (``ast``'s ``lineno``);
   decorators above it are not part of the definition. jedi reports the line of the
   definition's name, which is checked to be such a line: a result that is not (a
@@ -38,10 +41,12 @@ micro-benchmark, one small program per folder).
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jedi
 from python_sites import call_sites, definition_lines
@@ -57,13 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     edges: list[Edge] = []
     unresolved: list[Unresolved] = []
     for project_root, project_files in _projects(scope, files, args.project_marker):
-        found, missed = project_edges(root, project_root, project_files)
+        found, missed = project_edges(root, project_root, project_files, args.constructors)
         edges += found
         unresolved += missed
     meta = {
         "corpus": args.corpus or root.name,
         "language": "python",
-        "oracle": "python_jedi.py",
+        "oracle": "python_jedi.py" + (" --constructors" if args.constructors else ""),
         "tools": {"jedi": jedi.__version__, "python": sys.version.split()[0]},
         "under": args.under or ".",
         "seconds": round(time.perf_counter() - started, 1),
@@ -84,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--under", help="analyse only this sub-folder of the corpus root")
     parser.add_argument("--project-marker", help="each folder holding this file is a project")
     parser.add_argument("--corpus", help="corpus name for the meta block")
+    parser.add_argument("--constructors", action="store_true",
+                        help="a call to a class is an edge to the __init__ it runs")
     return parser
 
 
@@ -106,15 +113,17 @@ def import_root(scope: Path) -> Path:
 
 
 def project_edges(
-    root: Path, import_from: Path, files: list[Path]
+    root: Path, import_from: Path, files: list[Path], constructors: bool = False
 ) -> tuple[list[Edge], list[Unresolved]]:
-    """Edges and unresolved sites of ``files``, imports resolved from ``import_from``."""
+    """Edges and unresolved sites of ``files``, imports resolved from ``import_from``;
+    with ``constructors`` a class's edge goes to the ``__init__`` the call runs."""
     environment = jedi.InterpreterEnvironment()
     sys_path = [str(import_from), *environment.get_sys_path()]
     project = jedi.Project(import_from, sys_path=sys_path, smart_sys_path=False)
     definitions = {path.resolve(): definition_lines(path) for path in files}
     edges: list[Edge] = []
     unresolved: list[Unresolved] = []
+    inits = _Constructors(project, environment, set(definitions)) if constructors else None
     for path in files:
         caller = path.relative_to(root).as_posix()
         script = jedi.Script(
@@ -129,6 +138,8 @@ def project_edges(
             except _JEDI_BUGS as error:  # jedi 0.20.1 fails on a few sites in starlette
                 print(f"{caller}:{line}: jedi: {error!r}", file=sys.stderr)
                 targets, reason = set(), "jedi-error"
+            if inits is not None:
+                targets = {inits.of(p, n) for p, n in targets}
             for target_path, target_line in targets:
                 callee = target_path.relative_to(root).as_posix()
                 edges.append(Edge(caller, line, callee, target_line, name))
@@ -168,6 +179,58 @@ _JEDI_BUGS = (
     RecursionError,
     NotImplementedError,
 )
+
+
+class _Constructors:
+    """The ``__init__`` a call of a class runs: (path, line) of its ``def``, or the
+    class's own (path, line) when no class of the corpus on its way defines one."""
+
+    def __init__(self, project: jedi.Project, environment: Any, corpus: set[Path]) -> None:
+        self.project, self.environment, self.corpus = project, environment, corpus
+        self.trees: dict[Path, ast.Module] = {}
+        self.scripts: dict[Path, jedi.Script] = {}
+
+    def of(self, path: Path, line: int, depth: int = 0) -> tuple[Path, int]:
+        found = self._init(path, line, depth)
+        return found or (path, line)
+
+    def _init(self, path: Path, line: int, depth: int) -> tuple[Path, int] | None:
+        node = self._class_at(path, line) if path in self.corpus else None
+        if node is None or depth > 8:
+            return None
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    item.name == "__init__":
+                return path, item.lineno
+        for base in node.bases:
+            while isinstance(base, ast.Subscript):  # Generic[T]
+                base = base.value
+            if isinstance(base, ast.Name):
+                at = (base.lineno, base.col_offset)
+            elif isinstance(base, ast.Attribute) and base.end_col_offset is not None:
+                at = (base.end_lineno or base.lineno, base.end_col_offset - len(base.attr))
+            else:
+                continue
+            for name in self._script(path).goto(*at, follow_imports=True):
+                where = _module_path(name)
+                if name.type == "class" and where is not None:
+                    found = self._init(where, name.line, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def _class_at(self, path: Path, line: int) -> ast.ClassDef | None:
+        if path not in self.trees:
+            self.trees[path] = ast.parse(path.read_bytes())
+        return next((n for n in ast.walk(self.trees[path])
+                     if isinstance(n, ast.ClassDef) and n.lineno == line), None)
+
+    def _script(self, path: Path) -> jedi.Script:
+        if path not in self.scripts:
+            self.scripts[path] = jedi.Script(path.read_text(encoding="utf-8"), path=path,
+                                             project=self.project,
+                                             environment=self.environment)
+        return self.scripts[path]
 
 
 def _module_path(name: jedi.api.classes.Name) -> Path | None:

@@ -21,10 +21,17 @@
 (class_definition name: (identifier) @child
   superclasses: (argument_list (subscript value: (_) @inherit.extends)))
 
-; Typed locals: `x: Foo`, `x = Foo(...)`, annotated parameters.
+; Typed locals: `x: Foo`, `x = Foo(...)`, `with Foo(...) as x`, annotated parameters;
+; aliases (`x = f`, `x = mod.f`) and literals (`x = []`: the language's own types).
 (assignment left: (identifier) @name type: (type (_) @type)) @local.declared
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @type)) @local.call
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @type)
+  alias: (as_pattern_target (identifier) @name))) @local.call
+(assignment left: (identifier) @name !type right: [(identifier) (attribute)] @type) @local.alias
+(assignment left: (identifier) @name
+  right: [(list) (dictionary) (set) (tuple) (string) (concatenated_string) (list_comprehension)
+          (dictionary_comprehension) (set_comprehension) (integer) (float)] @type) @local.literal
 (typed_parameter (identifier) @name type: (type (_) @type)) @local.declared
 (typed_default_parameter name: (identifier) @name type: (type (_) @type)) @local.declared
 
@@ -33,6 +40,10 @@
    type: (type (_) @type)) @field.declared (#eq? @_self "self"))
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)
    right: (call function: [(identifier) (attribute)] @type)) @field.call (#eq? @_self "self"))
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+   right: [(list) (dictionary) (set) (tuple) (string) (list_comprehension)
+           (dictionary_comprehension) (set_comprehension)] @type) @field.literal
+ (#eq? @_self "self"))
 (class_definition body: (block
   (expression_statement
     (assignment left: (identifier) @name type: (type (_) @type)) @field.declared)))

@@ -10,7 +10,7 @@ import click
 
 from semlith.cli.base import emit_json, errors, json_option, library, main, scope, store_option
 from semlith.types import Filters, counted
-from semlith.types.graph import Brief, GraphEdge, GraphNode, GraphPath
+from semlith.types.graph import Brief, GraphEdge, GraphNode, GraphPath, Neighbors
 
 KINDS = ("calls", "imports", "inherits", "contains")
 
@@ -45,22 +45,40 @@ def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
     lines = []
     for part, count in shown.items():
         if omitted.get(part):
-            lines.append(f"{count} of {count + omitted[part]} {part} shown"
+            lines.append(f"{count} of {count + omitted[part]} {part.replace('_', ' ')} shown"
                          + (f"; {counted(omitted['files'], 'more file')}"
                             if omitted.get("files") else "")
                          + " (raise --budget)")
     if omitted.get("ambiguous_callers"):
         lines.append(f"{counted(omitted['ambiguous_callers'], 'ambiguous call site')} not shown "
                      "(--all-edges shows them)")
+    if omitted.get("unread_files"):
+        n = omitted["unread_files"]
+        lines.append(f"{n} {'file' if n == 1 else 'files'}' edges could not be read: "
+                     "callers there are unknown".replace("file'", "file's"))
+    if omitted.get("outside_callees"):
+        lines.append(f"{omitted['outside_callees']} calls into builtins, the standard "
+                     "library or dependencies not listed")
     if omitted.get("unwalked"):
         lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed further: the "
-                     "budget was spent (raise --budget)")
+                     "budget or the walk's limit was reached (raise --budget)")
     return lines
 
 
-def _others(name: str, others: int) -> list[str]:
-    return [f"{counted(others, 'other definition')} of {name}: choose with --path/--ext/--lang"] \
-        if others else []
+def _none(omitted: dict[str, int], part: str, empty: str = "  (none)") -> str:
+    return "  (none shown)" if omitted.get(part) else empty
+
+
+def _others(name: str, others: int, alternatives: Sequence[GraphNode],
+            symbol: GraphNode) -> list[str]:
+    if not others:
+        return []
+    named = ", ".join(f"{a.name} {a.locator}" for a in alternatives)
+    more = f" and {others - len(alternatives)} more" if others > len(alternatives) else ""
+    one_file = others == len(alternatives) and {a.path for a in alternatives} == {symbol.path}
+    how = "name one as Type.method" if one_file else "choose with --path/--ext/--lang"
+    return [f"{counted(others, 'other definition')} of {name}"
+            + (f": {named}{more}" if named else "") + f"; {how}"]
 
 
 def _filters(paths: Sequence[str], ext: Sequence[str], lang: Sequence[str]) -> Filters:
@@ -84,11 +102,18 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
     """Callers and callees of NAME (`f`, `Type.method`), each edge with its status:
     extracted (in the caller's file), resolved (across files) or ambiguous.
 
+    A call of a class is a call of its constructor (`Route(...)` calls
+    `Route.__init__`). Subclasses, container and importers, and bases and members, are
+    listed apart from calls. A count of callers reads "≥ n" when calls may be missing
+    (ambiguous call sites, files whose edges could not be read).
+
     --json: {"symbol": {store, name, path, start_line, end_line, kind}, "callers": [...],
-    "callees": [...], "omitted": {callers, callees, files, ambiguous_callers}, "others"}.
-    Each entry: name (qualified), path, start_line, end_line (the definition at the
-    other end; empty for a collapsed ambiguous callee), line and site (the call site),
-    kind, status, candidates, depth.
+    "callees": [...], "links_in": [...], "links_out": [...], "omitted": {callers,
+    callees, links_in, links_out, files, ambiguous_callers, unread_files,
+    outside_callees}, "others", "alternatives": [symbols]}. Each entry: name
+    (qualified), path, start_line, end_line (the definition at the other end; empty for
+    a collapsed ambiguous callee), line and site (the call site), kind, status,
+    candidates, depth.
 
     Exits 1 when NAME has no definition (the nearest names are listed).
 
@@ -105,13 +130,7 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
     if as_json:
         emit_json(answer.as_json())
         return
-    out = [_node(answer.symbol), f"callers ({len(answer.callers)}):"]
-    out += [_row(e) for e in answer.callers] or ["  (none)"]
-    out += [f"callees ({len(answer.callees)}):"]
-    out += [_row(e) for e in answer.callees] or ["  (none)"]
-    out += _omitted(answer.omitted, {"callers": len(answer.callers),
-                                     "callees": len(answer.callees)})
-    click.echo("\n".join(out + _others(name, answer.others)))
+    click.echo("\n".join(_neighbors_lines(name, answer)))
 
 
 @main.command()
@@ -147,10 +166,12 @@ def impact(ctx: click.Context, name: str, depth: int, all_edges: bool,
     if as_json:
         emit_json(answer.as_json())
         return
-    out = [_node(answer.symbol), f"reached from ({len(answer.entries)}):"]
-    out += [_row(e, depth=True) for e in answer.entries] or ["  (nothing calls it)"]
+    out = [_node(answer.symbol), f"reached from ({answer.entries_counted}):"]
+    out += [_row(e, depth=True) for e in answer.entries] or [
+        _none(answer.omitted, "entries", "  (nothing calls it)")]
     out += _omitted(answer.omitted, {"entries": len(answer.entries)})
-    click.echo("\n".join(out + _others(name, answer.others)))
+    click.echo("\n".join(out + _others(name, answer.others, answer.alternatives,
+                                       answer.symbol)))
 
 
 @main.command()
@@ -168,8 +189,11 @@ def path(ctx: click.Context, source: str, target: str, all_edges: bool,
     """The shortest chain of calls from SOURCE to TARGET, over settled edges only: it
     never crosses an ambiguous call, and says which one it refused.
 
-    --json: the ordered list of hops, each an entry as neighbors' (the definition
-    called) plus `evidence`, the call's `path:line`.
+    --json: {"source", "target", "hops", "length", "omitted", "hypothesis", "blocked",
+    "stopped"}; each hop an entry as neighbors' (the definition called, `depth` its
+    number) plus `evidence`, the call's `path:line`. A chain longer than --budget keeps
+    its first and last hops (`omitted.hops` between); `stopped`: the walk reached its
+    limit before finding a chain.
 
     Exits 1 when they are not connected (or a name has no definition).
 
@@ -183,24 +207,54 @@ def path(ctx: click.Context, source: str, target: str, all_edges: bool,
                                    all_edges=all_edges, budget=budget,
                                    scope=scope(ctx, stores))
     if as_json:
-        emit_json([dict(h.as_json(), evidence=h.evidence) for h in answer.hops])
+        emit_json(dict(answer.as_json(),
+                       hops=[dict(h.as_json(), evidence=h.evidence) for h in answer.hops]))
     else:
         click.echo("\n".join(_path_lines(answer)))
-    if not answer.hops:
+    if not answer.length:
         sys.exit(1)
 
 
+def _neighbors_lines(name: str, answer: Neighbors) -> list[str]:
+    out = [_node(answer.symbol), f"callers ({answer.callers_counted}):"]
+    out += [_row(e) for e in answer.callers] or [_none(answer.omitted, "callers")]
+    out += [f"callees ({len(answer.callees) + answer.omitted.get('callees', 0)}):"]
+    out += [_row(e) for e in answer.callees] or [_none(answer.omitted, "callees")]
+    if answer.links_in:
+        out += [f"subclasses, container, importers ({len(answer.links_in)}):"]
+        out += [_row(e) for e in answer.links_in]
+    if answer.links_out:
+        out += [f"bases, members ({len(answer.links_out)}):"]
+        out += [_row(e) for e in answer.links_out]
+    out += _omitted(answer.omitted, {"callers": len(answer.callers),
+                                     "callees": len(answer.callees),
+                                     "links_in": len(answer.links_in),
+                                     "links_out": len(answer.links_out)})
+    return out + _others(name, answer.others, answer.alternatives, answer.symbol)
+
+
 def _path_lines(answer: GraphPath) -> list[str]:
-    if not answer.hops:
+    if not answer.length:
+        if answer.stopped:
+            return [f"no chain from {answer.source.name} to {answer.target.name} found "
+                    "before the walk's limit of definitions: they may still be connected"]
         why = (f"; it would cross {answer.blocked}, which is not settled (--all-edges "
                "walks it as a hypothesis)") if answer.blocked else ""
         return [f"no chain of settled calls from {answer.source.name} to "
                 f"{answer.target.name}{why}"]
     head = ("HYPOTHESIS (crosses ambiguous calls, not a finding): " if answer.hypothesis
             else "") + (f"{answer.source.name} -> {answer.target.name} in "
-                        f"{counted(len(answer.hops), 'hop')}")
-    return [head, f"  {_node(answer.source)}"] + [
-        f"  -> {h.name}  {h.locator}  [{h.status}]  called at {h.evidence}" for h in answer.hops]
+                        f"{counted(answer.length, 'hop')}")
+    out = [head, f"  {_node(answer.source)}"]
+    if not answer.hops:
+        out.append("  (no hop fits --budget: raise it)")
+    last = 0
+    for h in answer.hops:
+        if h.depth != last + 1:
+            out.append(f"  ... {counted(h.depth - last - 1, 'hop')} not shown (raise --budget)")
+        out.append(f"  -> {h.name}  {h.locator}  [{h.status}]  called at {h.evidence}")
+        last = h.depth
+    return out
 
 
 @main.command()
@@ -245,4 +299,7 @@ def brief_text(answer: Brief) -> str:
     if answer.trimmed:
         out.append(f"({counted(answer.trimmed, 'more line')}: semlith read "
                    f"{answer.hits[0].locator})")
+    dropped = [f"{n} {part}" for part, n in answer.omitted.items() if n]
+    if dropped:
+        out.append(f"({' and '.join(dropped)} not shown: semlith neighbors {answer.symbol})")
     return "\n".join(out)

@@ -10,19 +10,24 @@ from collections.abc import Sequence
 
 from semlith.errors import UnknownSymbol
 from semlith.graph import walk
+from semlith.graph.choose import Chosen, choose
+from semlith.graph.modules import languages_of
+from semlith.graph.paths import path_edges, shortest_path
 from semlith.graph.resolve import Resolver
 from semlith.graph.walk import Bounded
 from semlith.store import Store
-from semlith.store.catalog import Catalog
-from semlith.store.edges import GraphDef
+from semlith.store.graph import GraphStore
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
-from semlith.types.graph import GraphPath, Impact, Neighbors
+from semlith.types.graph import GraphNode, GraphPath, Impact, Neighbors
 
 CHARS_PER_TOKEN = 4  # the budget is in tokens; answers are measured in characters
 DEFAULT_BUDGET = 4_000  # tokens: 16,000 characters
 MAX_BUDGET = 25_000  # one major MCP client refuses a tool result above 25,000 tokens
 MAX_DEPTH = 10
+# Characters of an answer kept for what is not a list: its `omitted` counts, and in the
+# text forms the lines that say what was left out.
+NOTES = 600
 
 
 def _chars(budget: int) -> int:
@@ -31,30 +36,30 @@ def _chars(budget: int) -> int:
     return budget * CHARS_PER_TOKEN
 
 
-# One resolver per catalog while its generation stands: its per-file and per-name caches
+# One resolver per store while its generation stands: its per-file and per-name caches
 # serve the next question too (a store's generation moves with every committed change,
 # so a cached resolution is never stale).
-_RESOLVERS: weakref.WeakKeyDictionary[Catalog, tuple[int, Resolver]] = \
+_RESOLVERS: weakref.WeakKeyDictionary[GraphStore, tuple[int, Resolver]] = \
     weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
-def resolver_of(catalog: Catalog) -> Resolver:
-    generation = catalog.generation()
+def resolver_of(graph: GraphStore) -> Resolver:
+    generation = graph.generation()
     with _LOCK:
-        held = _RESOLVERS.get(catalog)
+        held = _RESOLVERS.get(graph)
         if held is not None and held[0] == generation:
             return held[1]
-    resolver = Resolver(catalog)
+    resolver = Resolver(graph)
     with _LOCK:
-        _RESOLVERS[catalog] = (generation, resolver)
+        _RESOLVERS[graph] = (generation, resolver)
     return resolver
 
 
 def _resolvers(opened: Sequence[tuple[str, Store]]) -> list[tuple[str, Resolver]]:
     # A mirror (indexed by another machine) has a catalog without edges here.
-    found = [(label, resolver_of(store.catalog)) for label, store in opened
-             if store.corpus.writable]
+    found = [(label, resolver_of(store.graph)) for label, store in opened
+             if store.graph.has_edges]
     if not found and opened:
         raise UnknownSymbol(f"store {opened[0][0]!r} is a mirror without a catalog here: "
                             "its code graph lives on the machine that indexes it")
@@ -62,16 +67,16 @@ def _resolvers(opened: Sequence[tuple[str, Store]]) -> list[tuple[str, Resolver]
 
 
 def _choose(opened: Sequence[tuple[str, Store]], name: str, filters: Filters
-            ) -> tuple[str, Resolver, GraphDef, int]:
+            ) -> tuple[str, Resolver, Chosen]:
     sel = Selection.of(filters)
     first: UnknownSymbol | None = None
     for label, resolver in _resolvers(opened):
         try:
-            d, others = walk.choose(resolver, name, sel)
+            chosen = choose(resolver, name, sel)
         except UnknownSymbol as exc:
             first = first or exc
             continue
-        return label, resolver, d, others
+        return label, resolver, chosen
     raise first or UnknownSymbol(f"no definition of `{name}`: no store is open")
 
 
@@ -85,21 +90,48 @@ def _omitted(omitted: dict[str, int], **parts: Bounded) -> dict[str, int]:
     return omitted
 
 
+def _room(chars: int, *fixed: GraphNode) -> int:
+    """What is left of `chars` for an answer's lists: less its nodes and NOTES."""
+    return max(0, chars - min(NOTES, chars // 4) - sum(walk.size_of(n) for n in fixed))
+
+
+def _alternatives(label: str, chosen: Chosen, room: int) -> tuple[GraphNode, ...]:
+    """The other definitions to name, as many as fit in `room` characters."""
+    out: list[GraphNode] = []
+    for d in chosen.alternatives:
+        n = walk.node(label, d)
+        room -= walk.size_of(n)
+        if room < 0:
+            break
+        out.append(n)
+    return tuple(out)
+
+
 def neighbors(opened: Sequence[tuple[str, Store]], name: str, *, kinds: Sequence[str],
               filters: Filters, all_edges: bool, budget: int) -> Neighbors:
     chars = _chars(budget)
     bad = [k for k in kinds if k not in walk.KINDS]
     if bad:
         raise ValueError(f"unknown edge kind {bad[0]!r}; kinds: {', '.join(walk.KINDS)}")
-    label, resolver, d, others = _choose(opened, name, filters)
-    callers, callees = Bounded(chars // 2), Bounded(chars // 2)
+    label, resolver, chosen = _choose(opened, name, filters)
+    d, symbol = chosen.definition, walk.node(label, chosen.definition)
+    room = _room(chars, symbol)
+    alternatives = _alternatives(label, chosen, room // 8)
+    room -= sum(walk.size_of(n) for n in alternatives)
+    callers, callees = Bounded(room // 2), Bounded(0)
     omitted: dict[str, int] = {}
-    chosen = kinds or walk.KINDS
-    if "calls" in chosen:
-        walk.call_neighbours(label, resolver, d, all_edges, callers, callees, omitted)
-    walk.other_neighbours(label, resolver, d, chosen, callers, callees)
-    return Neighbors(walk.node(label, d), tuple(callers.kept), tuple(callees.kept),
-                     _omitted(omitted, callers=callers, callees=callees), others)
+    wanted = kinds or walk.KINDS
+    if "calls" in wanted:  # what callers leave is the callees' to spend
+        walk.caller_edges(label, resolver, d, all_edges, callers, omitted)
+        callees = Bounded((room - callers.used) * 2 // 3)
+        walk.callee_edges(label, resolver, d, all_edges, callees, omitted)
+    rest = room - callers.used - callees.used
+    links_in, links_out = Bounded(rest // 2), Bounded(rest // 2)
+    walk.other_neighbours(label, resolver, d, wanted, links_in, links_out)
+    return Neighbors(symbol, tuple(callers.kept), tuple(callees.kept),
+                     _omitted(omitted, callers=callers, callees=callees, links_in=links_in,
+                              links_out=links_out), chosen.others, tuple(links_in.kept),
+                     tuple(links_out.kept), alternatives)
 
 
 def impact(opened: Sequence[tuple[str, Store]], name: str, *, depth: int, filters: Filters,
@@ -107,31 +139,41 @@ def impact(opened: Sequence[tuple[str, Store]], name: str, *, depth: int, filter
     chars = _chars(budget)
     if not 1 <= depth <= MAX_DEPTH:
         raise ValueError(f"depth must be 1 to {MAX_DEPTH}, got {depth}")
-    label, resolver, d, others = _choose(opened, name, filters)
-    out, omitted = Bounded(chars), dict[str, int]()
-    walk.impact(label, resolver, d, depth, all_edges, out, omitted)
-    return Impact(walk.node(label, d), tuple(out.kept), _omitted(omitted, entries=out), others)
+    label, resolver, chosen = _choose(opened, name, filters)
+    symbol = walk.node(label, chosen.definition)
+    room = _room(chars, symbol)
+    alternatives = _alternatives(label, chosen, room // 8)
+    out = Bounded(room - sum(walk.size_of(n) for n in alternatives))
+    omitted: dict[str, int] = {}
+    walk.impact(label, resolver, chosen.definition, depth, all_edges, out, omitted)
+    unread = resolver.unread_files(languages_of(chosen.definition.lang))
+    if unread:
+        omitted["unread_files"] = unread
+    return Impact(symbol, tuple(out.kept), _omitted(omitted, entries=out), chosen.others,
+                  alternatives)
 
 
 def path(opened: Sequence[tuple[str, Store]], source: str, target: str, *, filters: Filters,
          all_edges: bool, budget: int) -> GraphPath:
-    _chars(budget)
-    label, resolver, a, _ = _choose(opened, source, filters)
+    chars = _chars(budget)
+    label, resolver, chosen = _choose(opened, source, filters)
     try:
-        b, _ = walk.choose(resolver, target, Selection.of(filters))
+        b = choose(resolver, target, Selection.of(filters)).definition
     except UnknownSymbol as exc:
         raise UnknownSymbol(f"{exc} (in store {label!r}, where `{source}` is)") from None
-    steps, blocked = walk.shortest_path(resolver, a, b, all_edges)
-    hops = walk.path_edges(label, steps)
+    a = chosen.definition
+    ends = (walk.node(label, a), walk.node(label, b))
+    chain = shortest_path(resolver, a, b, all_edges)
+    hops, left = path_edges(label, chain.steps, _room(chars, *ends))
     hypothesis = any(h.status == "ambiguous" for h in hops)
-    return GraphPath(walk.node(label, a), walk.node(label, b), tuple(hops), hypothesis,
-                     blocked)
+    return GraphPath(*ends, tuple(hops), hypothesis, chain.blocked, len(chain.steps),
+                     {"hops": left} if left else {}, chain.stopped)
 
 
 def with_calls(opened: Sequence[tuple[str, Store]], hit: Definition, shown: int = 10
                ) -> Definition:
     """`hit` with its settled one-hop callers and callees (`symbol` shows them)."""
-    store = [(label, s) for label, s in opened if label == hit.store and s.corpus.writable]
+    store = [(label, s) for label, s in opened if label == hit.store and s.graph.has_edges]
     if not store:
         return hit
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from semlith.graph.rules import rules
 from semlith.ingest.definitions import METHOD_OWNERS
 from semlith.ingest.graph.records import (
     MODULE,
@@ -16,7 +17,7 @@ from semlith.ingest.graph.records import (
     Local,
     LocalKind,
 )
-from semlith.store.edges import EdgeFile, GraphDef
+from semlith.store.graph import EdgeFile, GraphDef
 
 # Kinds a bare name can call: not methods (a Go method's qualname is its bare name).
 CALLABLE_TOP = frozenset({"function", "class", "struct", "interface", "enum", "type",
@@ -44,6 +45,7 @@ class FileContext:
     objects: dict[str, dict[str, GraphDef]] = field(default_factory=dict)
     assigned: dict[str, list[tuple[GraphDef, str]]] = field(default_factory=dict)
     scope_parent: dict[str, str] = field(default_factory=dict)  # qualname -> enclosing one
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # `h = f`: f's last -> [h]
 
     @classmethod
     def build(cls, file: EdgeFile, edges: FileEdges, defs: list[GraphDef]) -> FileContext:
@@ -52,29 +54,9 @@ class FileContext:
         for d in defs:
             by_qualname[d.qualname].append(d)
         ctx.by_qualname = dict(by_qualname)
-        members: dict[str, dict[str, GraphDef]] = defaultdict(dict)
-        for d in defs:
-            if "." in d.qualname:  # a later definition of a name wins (typing.overload)
-                parent = d.qualname.rsplit(".", 1)[0]
-                members[parent][d.name] = d
-                ctx.owner[d.qualname] = parent
-        for c in edges.contains:  # Go, in a store cut before receivers qualified methods
-            if c.kind == "method" and "." not in c.child and c.parent != MODULE:
-                for d in by_qualname.get(c.child, []):
-                    if d.kind == "method":
-                        members[c.parent].setdefault(d.name, d)
-                        ctx.owner[c.child] = c.parent
-        ctx.members = dict(members)
+        ctx._members(by_qualname)
         ctx._assigned_members(by_qualname)
-        for imp in edges.imports:
-            if imp.kind is ImportKind.SIDE_EFFECT:
-                continue
-            if imp.name == "*":
-                ctx.wildcards.append(imp)
-                continue
-            local = imp.alias or imp.name or _module_binding(imp.module, file.lang)
-            if local:
-                ctx.bindings.setdefault(local, imp)
+        ctx._imports()
         bases: dict[str, list[str]] = defaultdict(list)
         for inh in edges.inherits:
             bases[inh.child].append(inh.parent)
@@ -85,8 +67,36 @@ class FileContext:
                 ctx.returns.setdefault(loc.scope, loc.type_name)
             else:
                 locals_[(loc.scope, loc.name)].append(loc)
+            if loc.kind is LocalKind.ALIAS:
+                ctx.aliases.setdefault(loc.type_name.rsplit(".", 1)[-1], []).append(loc.name)
         ctx.locals = dict(locals_)
         return ctx
+
+    def _members(self, by_qualname: dict[str, list[GraphDef]]) -> None:
+        members: dict[str, dict[str, GraphDef]] = defaultdict(dict)
+        for d in self.defs:
+            if "." in d.qualname:  # a later definition of a name wins (typing.overload)
+                parent = d.qualname.rsplit(".", 1)[0]
+                members[parent][d.name] = d
+                self.owner[d.qualname] = parent
+        for c in self.edges.contains:  # Go, in a store cut before receivers qualified methods
+            if c.kind == "method" and "." not in c.child and c.parent != MODULE:
+                for d in by_qualname.get(c.child, []):
+                    if d.kind == "method":
+                        members[c.parent].setdefault(d.name, d)
+                        self.owner[c.child] = c.parent
+        self.members = dict(members)
+
+    def _imports(self) -> None:
+        for imp in self.edges.imports:
+            if imp.kind is ImportKind.SIDE_EFFECT:
+                continue
+            if imp.name == "*":
+                self.wildcards.append(imp)
+                continue
+            local = imp.alias or imp.name or _module_binding(imp.module, self.file.lang)
+            if local:
+                self.bindings.setdefault(local, imp)
 
     def _assigned_members(self, by_qualname: dict[str, list[GraphDef]]) -> None:
         """JS members of objects that are not classes: a member whose qualname is not its
@@ -204,9 +214,10 @@ class FileContext:
 def _module_binding(module: str, lang: str) -> str:
     """The name a module import binds: `import a.b` binds `a` (Python), a Go import its
     last segment, `use a::b` its last."""
-    if lang == "python":
+    binds = rules(lang).module_binding
+    if binds == "first":
         return module.split(".")[0] if not module.startswith(".") else ""
-    if lang == "go":
+    if binds == "last":
         return module.strip('"').rsplit("/", 1)[-1]
     if "::" in module:
         return module.rsplit("::", 1)[-1]

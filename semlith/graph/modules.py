@@ -19,35 +19,13 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable
 
-from semlith.store.catalog import Catalog
-from semlith.store.edges import (
-    EdgeFile,
-    GraphDef,
-    edge_files,
-    edge_files_at,
-    edge_files_by_id,
-    edge_files_in,
-    edge_files_in_folders_named,
-    edge_files_named,
-    edge_files_of_package,
-    edge_files_stemmed,
-)
+from semlith.graph.rules import family, languages_of, rules
+from semlith.store.graph import EdgeFile, GraphDef, GraphStore
 
-FAMILIES = {"javascript": "js", "typescript": "js", "tsx": "js"}
+__all__ = ["ModuleMap", "family", "languages_of", "nearest"]
+PYTHON_ROOTS = ("", "src/")  # where an absolute import starts, as pyright's roots
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts",
                 "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
-_JAVA_EXTS = {"java": (".java",), "kotlin": (".kt", ".kts"), "scala": (".scala",)}
-
-
-def family(lang: str) -> str:
-    """Languages whose files import each other (JS, TS and TSX are one)."""
-    return FAMILIES.get(lang, lang)
-
-
-def languages_of(lang: str) -> tuple[str, ...]:
-    """Every language of `lang`'s family (`typescript` -> javascript, typescript, tsx)."""
-    mine = family(lang)
-    return tuple(k for k, v in FAMILIES.items() if v == mine) or (lang,)
 
 
 def _python_name(path: str, is_package: Callable[[str], bool]) -> str:
@@ -64,12 +42,13 @@ def _python_name(path: str, is_package: Callable[[str], bool]) -> str:
 class ModuleMap:
     """Module strings -> file ids, over the files that have edges, looked up on demand."""
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def __init__(self, graph: GraphStore) -> None:
+        self.graph = graph
         self._files: dict[int, EdgeFile | None] = {}
         self._ids: dict[str, int | None] = {}
         self._folders: dict[str, list[int]] = {}
         self._resolved: dict[tuple[int, str], list[int]] = {}
+        self._namespaces: dict[str, bool] = {}
 
     # -- files --------------------------------------------------------------------------
 
@@ -84,7 +63,7 @@ class ModuleMap:
         """Look up the files `ids` not yet known in one query."""
         wanted = {i for i in ids if i not in self._files}
         if wanted:
-            self._keep(edge_files_by_id(self.catalog, wanted))
+            self._keep(self.graph.files_by_id(wanted))
             for i in wanted:
                 self._files.setdefault(i, None)
 
@@ -110,7 +89,7 @@ class ModuleMap:
         wanted = list(dict.fromkeys(paths))
         unknown = [p for p in wanted if p not in self._ids]
         if unknown:
-            self._keep(edge_files_at(self.catalog, unknown))
+            self._keep(self.graph.files_at(unknown))
             for p in unknown:
                 self._ids.setdefault(p, None)
         return {p: i for p in wanted if (i := self._ids[p]) is not None}
@@ -125,13 +104,13 @@ class ModuleMap:
 
     def all_files(self) -> list[EdgeFile]:
         """Every file with edges (for benchmarks and tests that walk the whole graph)."""
-        return self._keep(edge_files(self.catalog))
+        return self._keep(self.graph.all_files())
 
     def in_folder(self, folder: str) -> list[int]:
         """The files with edges directly in `folder`."""
         found = self._folders.get(folder)
         if found is None:
-            found = [f.id for f in self._keep(edge_files_in(self.catalog, folder))]
+            found = [f.id for f in self._keep(self.graph.files_in(folder))]
             self._folders[folder] = found
         return found
 
@@ -139,8 +118,7 @@ class ModuleMap:
         """folder -> its files, of the folders whose path ends with `module`'s last
         segment (the only ones any suffix of `module` can name)."""
         out: dict[str, list[int]] = {}
-        for f in self._keep(edge_files_in_folders_named(self.catalog,
-                                                        [module.rsplit("/", 1)[-1]])):
+        for f in self._keep(self.graph.files_in_folders_named([module.rsplit("/", 1)[-1]])):
             out.setdefault(posixpath.dirname(f.path), []).append(f.id)
         return out
 
@@ -165,18 +143,10 @@ class ModuleMap:
         me = self.get(file_id)
         if me is None or not module:
             return []
-        lang = family(me.lang)
-        if lang == "python":
-            return self._python(me, module)
-        if lang == "js":
-            return self._js(me, module)
-        if lang == "go":
-            return self._go(module.strip('"'))
-        if lang in ("java", "kotlin", "scala"):
-            return self._java(module, lang)
-        if lang == "rust":
-            return self._rust(me, module)
-        return []
+        how = rules(me.lang).modules  # each language's own way, by name: the rules row's
+        resolver = {"python": self._python, "js": self._js, "go": self._go,
+                    "java": self._java, "rust": self._rust}.get(how)
+        return resolver(me, module) if resolver is not None else []
 
     def _python(self, me: EdgeFile, module: str) -> list[int]:
         if module.startswith("."):
@@ -188,20 +158,44 @@ class ModuleMap:
             target = posixpath.join(base, rest) if rest else base
             at = self.ids_at([f"{target}.py", f"{target}/__init__.py"])
             return list(at.values())
-        found = {f.id: f.path for f in self._python_named(module)}
+        found = {f.id: f.path for f in self._python_named(module, me.lang)}
         if len(found) > 1:  # `utils` in two packages: the one nearest the importer
             return nearest(me.path, found)
-        return list(found)
+        return list(found) or self._from_root(module)
 
-    def _python_named(self, module: str) -> list[EdgeFile]:
+    def _from_root(self, module: str) -> list[int]:
+        """`a.b.c` as a path from the root or `src/`, as pyright resolves imports: the
+        module of a namespace package (folders without `__init__.py`, issue #47)."""
+        tried = [f"{root}{module.replace('.', '/')}{end}" for root in PYTHON_ROOTS
+                 for end in (".py", "/__init__.py")]
+        at = self.ids_at(tried)  # one query for both roots: most such imports are stdlib
+        return next(([at[p] for p in tried[n:n + 2] if p in at]
+                     for n in range(0, len(tried), 2) if tried[n] in at or tried[n + 1] in at),
+                    [])
+
+    def is_namespace(self, file_id: int, module: str) -> bool:
+        """Whether `module` (absolute, written in file `file_id`) is a folder from the
+        root or `src/` that holds Python files and no `__init__.py`: a namespace
+        package, which is the corpus's though no file is its module."""
+        me = self.get(file_id)
+        if me is None or module.startswith(".") or rules(me.lang).modules != "python":
+            return False
+        found = self._namespaces.get(module)
+        if found is None:  # the same for every file that imports it
+            found = any(f.lang == me.lang for root in PYTHON_ROOTS
+                        for f in self.graph.files_under(root + module.replace(".", "/")))
+            self._namespaces[module] = found
+        return found
+
+    def _python_named(self, module: str, lang: str) -> list[EdgeFile]:
         """The Python files whose absolute module name is `module`. A module's name
         starts below the outermost folder of its package (the folders with an
         `__init__.py`), so that `import logging` in flask/app.py is the standard
         library, not flask/logging.py."""
         parts = module.split(".")
         tails = [".".join(parts[n:]) for n in range(len(parts))]
-        candidates = [f for tail in tails for f in edge_files_stemmed(self.catalog, tail)]
-        candidates += [f for f in edge_files_in_folders_named(self.catalog, tails)
+        candidates = [f for tail in tails for f in self.graph.files_stemmed(tail)]
+        candidates += [f for f in self.graph.files_in_folders_named(tails)
                        if posixpath.basename(f.path).startswith("__init__.")]
         self._keep(candidates)
 
@@ -209,7 +203,7 @@ class ModuleMap:
             return self.id_at(f"{folder}/__init__.py") is not None
 
         found = {f.id: f for f in candidates
-                 if f.lang == "python" and _python_name(f.path, is_package) == module}
+                 if f.lang == lang and _python_name(f.path, is_package) == module}
         return [found[i] for i in sorted(found)]
 
     def _js(self, me: EdgeFile, module: str) -> list[int]:
@@ -240,10 +234,11 @@ class ModuleMap:
             return [i for i in self.in_folder(parts[0]) if family(self.file(i).lang) == lang]
         return []
 
-    def _go(self, module: str) -> list[int]:
+    def _go(self, me: EdgeFile, module: str) -> list[int]:
         """An import path: not the standard library (no dot in its first segment); the
         directory its longest suffix names, else the package of that name nearest the
         root (a module's root package, `github.com/go-chi/chi/v5`)."""
+        module = module.strip('"')
         parts = module.split("/")
         if "." not in parts[0]:
             return []
@@ -252,27 +247,42 @@ class ModuleMap:
             suffix = "/".join(parts[n:])
             dirs = [d for d in folders if d == suffix or d.endswith("/" + suffix)]
             if dirs:
-                return [i for d in dirs for i in folders[d] if self.file(i).lang == "go"]
+                return [i for d in dirs for i in folders[d] if self.file(i).lang == me.lang]
         name = parts[-2] if len(parts) > 1 and parts[-1][1:].isdigit() else parts[-1]
-        found = [f for f in self._keep(edge_files_of_package(self.catalog, name))
-                 if f.lang == "go"]
+        found = [f for f in self._keep(self.graph.files_of_package(name))
+                 if f.lang == me.lang]
         if not found:
             return []
         depth = min(f.path.count("/") for f in found)
         return [f.id for f in found if f.path.count("/") == depth]
 
-    def _java(self, module: str, lang: str) -> list[int]:
+    def _java(self, me: EdgeFile, module: str) -> list[int]:
         """`a.b.C` (a class: its file) or `a.b` (a package: its directory)."""
-        path = module.replace(".", "/")
-        exts = _JAVA_EXTS[lang]
-        named = self._keep(edge_files_named(self.catalog, [path.rsplit("/", 1)[-1] + e
-                                                           for e in exts]))
+        path, lang = module.replace(".", "/"), family(me.lang)
+        exts = rules(me.lang).extensions
+        named = self._keep(self.graph.files_named([path.rsplit("/", 1)[-1] + e
+                                                   for e in exts]))
         files = [f.id for f in named
                  if any(f.path == path + e or f.path.endswith("/" + path + e) for e in exts)]
         return files or self._suffix_dir(path, lang) if "/" in path else files
 
     def _rust(self, me: EdgeFile, module: str) -> list[int]:
-        parts = module.split("::")
+        start = self._rust_start(me, module.split("::"))
+        if start is None:
+            return []
+        head, parts = start
+        while parts:  # the longest prefix that is a file: the rest are items in it
+            target = posixpath.join(head, *parts)
+            found = self._first_at((f"{target}.rs", f"{target}/mod.rs"))
+            if found is not None:
+                return [found]
+            parts = parts[:-1]
+        found = self._first_at((f"{head}/mod.rs", f"{head}/lib.rs", f"{head}/main.rs"))
+        return [found] if found is not None else []
+
+    def _rust_start(self, me: EdgeFile, parts: list[str]) -> tuple[str, list[str]] | None:
+        """The folder a Rust path starts from and the parts below it; None for a path
+        into the standard library or another crate."""
         head = posixpath.dirname(me.path)  # the folder of this file's own module
         if posixpath.basename(me.path) not in ("main.rs", "lib.rs", "mod.rs"):
             inner = posixpath.join(head, posixpath.basename(me.path).removesuffix(".rs"))
@@ -281,33 +291,22 @@ class ModuleMap:
         if parts[0] == "crate":
             src = me.path.split("/src/")[0] + "/src" if "/src/" in me.path else \
                 ("src" if me.path.startswith("src/") else head)
-            head, parts = src, parts[1:]
-        elif parts[0] == "super":
-            parts = parts[1:]
-        elif parts[0] == "self":
-            head, parts = inner, parts[1:]
-        elif parts[0] in ("std", "core", "alloc"):
-            return []
-        else:  # a module declared in this one (2018 paths), else an external crate
-            head = inner
-            if not self.ids_at(f"{posixpath.join(head, parts[0])}{e}"
-                               for e in (".rs", "/mod.rs")):
-                head = posixpath.dirname(me.path)
-                if not self.ids_at(f"{posixpath.join(head, parts[0])}{e}"
-                                   for e in (".rs", "/mod.rs")):
-                    return []
-        while parts:  # the longest prefix that is a file: the rest are items in it
-            target = posixpath.join(head, *parts)
-            for candidate in (f"{target}.rs", f"{target}/mod.rs"):
-                found = self.id_at(candidate)
-                if found is not None:
-                    return [found]
-            parts = parts[:-1]
-        for candidate in (f"{head}/mod.rs", f"{head}/lib.rs", f"{head}/main.rs"):
-            found = self.id_at(candidate)
-            if found is not None:
-                return [found]
-        return []
+            return src, parts[1:]
+        if parts[0] == "super":
+            return head, parts[1:]
+        if parts[0] == "self":
+            return inner, parts[1:]
+        if parts[0] in ("std", "core", "alloc"):
+            return None
+        # a module declared in this one (2018 paths), else one beside it, else a crate
+        for folder in (inner, posixpath.dirname(me.path)):
+            if self.ids_at(f"{posixpath.join(folder, parts[0])}{e}" for e in (".rs", "/mod.rs")):
+                return folder, parts
+        return None
+
+    def _first_at(self, paths: Iterable[str]) -> int | None:
+        """The id of the first of `paths` that is a file with edges."""
+        return next((i for p in paths if (i := self.id_at(p)) is not None), None)
 
 
 def nearest(path: str, candidates: dict[int, str]) -> list[int]:

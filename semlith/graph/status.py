@@ -17,7 +17,10 @@ class Status(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Resolution:
     status: Status
-    targets: tuple[GraphDef, ...]  # one when settled; the candidates when ambiguous
+    # settled: what the call runs, one definition (or each a name is bound to on some
+    # path: `h = md5_utf8` on one branch, `h = sha_utf8` on another); ambiguous: the
+    # candidates, one of which it runs
+    targets: tuple[GraphDef, ...]
 
     @property
     def settled(self) -> bool:

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from semlith.server.registry import READ_ONLY, Budget, Stores, call, scope_of, tool
 from semlith.types import Filters, counted
-from semlith.types.graph import Brief, GraphEdge, GraphPath, Impact, Neighbors
+from semlith.types.graph import Brief, GraphEdge, GraphNode, GraphPath, Impact, Neighbors
 
 Name = Annotated[str, Field(description="f or Type.method")]
 # Globs choose among definitions of one name (`*.ts` stands for an extension): ext and
@@ -27,45 +27,68 @@ def _edge(e: GraphEdge, depth: bool = False) -> str:
     return f"{hops}{e.name} {e.locator} {e.kind} {e.status} at {e.evidence}"
 
 
-def _tail(omitted: dict[str, int], shown: dict[str, int], others: int) -> list[str]:
+def _tail(omitted: dict[str, int], shown: dict[str, int], others: int,
+          alternatives: tuple[GraphNode, ...] = ()) -> list[str]:
     lines = [f"{n} of {n + omitted[part]} {part} shown"
              + (f"; {counted(omitted['files'], 'more file')}" if omitted.get("files") else "")
              for part, n in shown.items() if omitted.get(part)]
     if omitted.get("ambiguous_callers"):
         lines.append(f"{counted(omitted['ambiguous_callers'], 'ambiguous caller')} left out "
                      "(all=true)")
+    if omitted.get("unread_files"):
+        lines.append(f"{counted(omitted['unread_files'], 'file')} unread: callers there unknown")
+    if omitted.get("outside_callees"):
+        lines.append(f"{counted(omitted['outside_callees'], 'call')} outside the project "
+                     "not listed")
     if omitted.get("unwalked"):
-        lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed: budget spent")
+        lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed: budget or "
+                     "limit reached")
     if others:
-        lines.append(f"{counted(others, 'other definition')} of this name (path globs choose)")
+        named = ", ".join(a.name for a in alternatives)
+        lines.append(f"{counted(others, 'other definition')} of this name"
+                     + (f" ({named})" if named else "") + "; Type.method or path globs choose")
     return lines
 
 
 def neighbors_text(a: Neighbors) -> str:
     s = a.symbol
-    out = [f"{s.kind} {s.name} {s.locator}", "callers:"]
+    out = [f"{s.kind} {s.name} {s.locator}", f"callers ({a.callers_counted}):"]
     out += [_edge(e) for e in a.callers] or ["(none)"]
     out += ["callees:"] + ([_edge(e) for e in a.callees] or ["(none)"])
-    out += _tail(a.omitted, {"callers": len(a.callers), "callees": len(a.callees)}, a.others)
+    out += (["subclasses, container, importers:"] + [_edge(e) for e in a.links_in]
+            if a.links_in else [])
+    out += ["bases, members:"] + [_edge(e) for e in a.links_out] if a.links_out else []
+    out += _tail(a.omitted, {"callers": len(a.callers), "callees": len(a.callees),
+                             "links_in": len(a.links_in), "links_out": len(a.links_out)},
+                 a.others, a.alternatives)
     return "\n".join(out)
 
 
 def impact_text(a: Impact) -> str:
     s = a.symbol
-    out = [f"{s.kind} {s.name} {s.locator}; reached from (hops first):"]
+    out = [f"{s.kind} {s.name} {s.locator}; reached from ({a.entries_counted}; hops first):"]
     out += [_edge(e, depth=True) for e in a.entries] or ["(nothing calls it)"]
-    return "\n".join(out + _tail(a.omitted, {"entries": len(a.entries)}, a.others))
+    return "\n".join(out + _tail(a.omitted, {"entries": len(a.entries)}, a.others,
+                                 a.alternatives))
 
 
 def path_text(a: GraphPath) -> str:
-    if not a.hops:
+    if not a.length:
+        if a.stopped:
+            return (f"no chain from {a.source.name} to {a.target.name} found before the "
+                    "walk's limit: they may still be connected")
         why = f"; it would cross {a.blocked}, not settled (all_edges=true walks it)" \
             if a.blocked else ""
         return f"no chain of settled calls from {a.source.name} to {a.target.name}{why}"
     head = "HYPOTHESIS, crosses ambiguous calls: " if a.hypothesis else ""
-    return "\n".join([f"{head}{a.source.name} {a.source.locator}"]
-                     + [f"-> {h.name} {h.locator} {h.status} called at {h.evidence}"
-                        for h in a.hops])
+    out = [f"{head}{a.source.name} {a.source.locator} ({a.length} hops)"]
+    last = 0
+    for h in a.hops:
+        if h.depth != last + 1:
+            out.append(f"... {h.depth - last - 1} hops not shown")
+        out.append(f"-> {h.name} {h.locator} {h.status} called at {h.evidence}")
+        last = h.depth
+    return "\n".join(out)
 
 
 def brief_text(a: Brief) -> str:
@@ -78,6 +101,9 @@ def brief_text(a: Brief) -> str:
     out += ["", a.text] if a.text else []
     if a.trimmed:
         out.append(f"({counted(a.trimmed, 'more line')}: semlith_read {a.hits[0].locator})")
+    dropped = [f"{n} {part}" for part, n in a.omitted.items() if n]
+    if dropped:
+        out.append(f"({' and '.join(dropped)} not shown: semlith_neighbors {a.symbol})")
     return "\n".join(out)
 
 

@@ -148,6 +148,16 @@ def edge_counts(catalog: Catalog) -> dict[str, int]:
     return counts
 
 
+def unread_edge_files(catalog: Catalog, langs: Sequence[str]) -> int:
+    """Files of `langs` whose edges failed or were cut short (a size or time cap)."""
+    marks = ",".join("?" * len(langs))
+    # The language asked of the few failed rows only: joining every row was 2x slower.
+    return int(catalog.db.execute(
+        "SELECT COUNT(*) FROM edge_files e WHERE (e.failed != '' OR e.truncated)"
+        f" AND (SELECT lang FROM files WHERE id = e.file_id) IN ({marks})",
+        langs).fetchone()[0])
+
+
 def failed_edges(catalog: Catalog) -> dict[str, str]:
     """path -> why a file has no edges."""
     return {str(r[0]): str(r[1]) for r in catalog.db.execute(
@@ -223,6 +233,14 @@ def edge_files_stemmed(catalog: Catalog, stem: str) -> list[EdgeFile]:
 def edge_files_in_folders_named(catalog: Catalog, names: Iterable[str]) -> list[EdgeFile]:
     """The files with edges whose folder's own name is one of `names`."""
     return _chunked(catalog, FOLDER_NAME_SQL, names)
+
+
+def edge_files_under(catalog: Catalog, folder: str, limit: int) -> list[EdgeFile]:
+    """Up to `limit` files with edges anywhere below `folder` (a range of the path's
+    unique index: '0' follows '/' in ASCII)."""
+    return [EdgeFile(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in catalog.db.execute(
+        f"{_EDGE_FILE} WHERE f.path > ? AND f.path < ? LIMIT ?",
+        (f"{folder}/", f"{folder}0", limit))]
 
 
 def edge_files_of_package(catalog: Catalog, package: str) -> list[EdgeFile]:

@@ -4,12 +4,10 @@ The catalog (SQL) knows which chunks exist and which vector space each belongs t
 spaces (`semlith.store.vectors`: 4-bit shards and an exact sidecar each) hold their
 vectors, and the store calls them only through the `VectorSpace` protocol. The `text`
 space lives in the store folder itself (`shards/`, `exact.f32`: unchanged since before
-spaces); any other, such as `image`, in `spaces/<name>/`.
-
-Opening reads no vectors. The folder and its files are owner-only (store/folder.py). A
-writable open takes the writer lock and recovers what the last writer left; a
-checkpoint commits a file's hash only after its vectors are durable (the crash
-protocol, store/checkpoint.py).
+spaces); any other, such as `image`, in `spaces/<name>/`. Opening reads no vectors. The
+folder and its files are owner-only (store/folder.py). A writable open takes the writer
+lock and recovers what the last writer left; a checkpoint commits a file's hash only
+after its vectors are durable (the crash protocol, store/checkpoint.py).
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
+from semlith.store.graph import GraphStore
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
 from semlith.store.query import paths_under
@@ -71,6 +70,8 @@ class Store:
             self._spaces = {TEXT: vectors}
         else:
             self.corpus = LocalCorpus(self)
+        # The code graph's reads (store/graph.py); a mirror's edges are not here.
+        self.graph = GraphStore(catalog, has_edges=not self._mirror)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
         self._name: str | None = None

@@ -64,11 +64,15 @@ def test_neighbors_json_contract_and_statuses(project: tuple[Path, LocalLibrary]
 def test_kinds_inherits_and_contains(project: tuple[Path, LocalLibrary]) -> None:
     root, library = project
     base = library.neighbors("Base", kinds=("inherits", "contains"), scope=scope(root))
-    assert ("Cart", "inherits") in {(e.name, e.kind) for e in base.callers}
-    assert {e.name for e in base.callees if e.kind == "contains"} == {"Base.save",
-                                                                       "Base.validate"}
+    assert ("Cart", "inherits") in {(e.name, e.kind) for e in base.links_in}
+    assert {e.name for e in base.links_out if e.kind == "contains"} == {"Base.save",
+                                                                         "Base.validate"}
+    assert base.callers == base.callees == ()  # never counted as calls (issue #45)
     cart = library.neighbors("Cart", kinds=("imports",), scope=scope(root))
-    assert {e.site for e in cart.callers} >= {"app.py", "shop/__init__.py"}
+    assert {e.site for e in cart.links_in} >= {"app.py", "shop/__init__.py"}
+    assert cart.callers == ()
+    both = library.neighbors("Cart", scope=scope(root))
+    assert {e.kind for e in both.callers} == {"calls"} and both.links_in and both.links_out
 
 
 def test_ambiguous_callees_collapse_into_one_row_unless_all(
@@ -159,15 +163,18 @@ def test_the_cli(project: tuple[Path, LocalLibrary]) -> None:
     assert "no definition of `Nonexistent.save`; nearest: Base.save" in missing.output
     hops = run("path", "main", "Store.put", "--path", "app.py", "--path", "shop/*", "--json",
                "--store", store)
-    assert hops.exit_code == 0 and [h["evidence"] for h in json.loads(hops.output)] == [
+    chain = json.loads(hops.output)
+    assert hops.exit_code == 0 and [h["evidence"] for h in chain["hops"]] == [
         "app.py:8", "shop/models.py:31"]
+    assert chain["length"] == 2 and chain["omitted"] == {} and not chain["stopped"]
     blocked = run("path", "main", "Mail.send", "--path", "notify/*", "--store", store)
     assert blocked.exit_code == 1 and "not settled (--all-edges" in blocked.output
     guess = run("path", "main", "Mail.send", "--path", "notify/*", "--all-edges",
                 "--store", store)
     assert guess.exit_code == 0 and guess.output.startswith("HYPOTHESIS")
     small = run("impact", "Base.validate", "--budget", "100", "--store", store)
-    assert small.exit_code == 0 and "of 3 entries shown" in small.output
+    assert small.exit_code == 0 and "0 of 3 entries shown" in small.output
+    assert "(none shown)" in small.output and len(small.output) <= 100 * 4
 
 
 def test_symbol_and_read_refuse_an_owner_that_has_no_such_method(

@@ -12,7 +12,6 @@ import pytest
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Status
 from semlith.store import Store
-from semlith.store.edges import file_edges
 from tests.graph_util import build
 
 FILES = {
@@ -129,11 +128,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 def resolved(store: Store, path: str) -> dict[tuple[str, int], Found]:
     """(written call, line) -> (qualname, definition line, status) when settled,
     ("", 0, AMBIGUOUS) when not, None when it is no edge."""
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     file_id = resolver.file_id(path)
     assert file_id is not None
     out: dict[tuple[str, int], Found] = {}
-    for call in file_edges(store.catalog, file_id).calls:
+    for call in store.graph.file_edges(file_id).calls:
         res = resolver.resolve(file_id, call)
         written = f"{call.receiver}.{call.name}" if call.receiver else call.name
         if res is None:

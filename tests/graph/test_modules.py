@@ -13,7 +13,7 @@ from semlith.graph import answers
 from semlith.graph.resolve import Resolver
 from semlith.index.indexer import Indexer
 from semlith.store import Store
-from semlith.store.edges import FOLDER_NAME_SQL, FOLDER_SQL, NAME_SQL, file_edges
+from semlith.store.edges import FOLDER_NAME_SQL, FOLDER_SQL, NAME_SQL
 from semlith.types import Filters
 from tests.conftest import HashEmbedder
 from tests.graph_util import build
@@ -41,11 +41,11 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def callees(store: Store, path: str) -> dict[str, str | None]:
     """written call -> the path of the definition it settles on (None: no edge)."""
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     file_id = resolver.file_id(path)
     assert file_id is not None
     out: dict[str, str | None] = {}
-    for call in file_edges(store.catalog, file_id).calls:
+    for call in store.graph.file_edges(file_id).calls:
         res = resolver.resolve(file_id, call)
         written = f"{call.receiver}.{call.name}" if call.receiver else call.name
         out[written] = res.targets[0].path if res is not None and res.settled else None
@@ -63,7 +63,7 @@ def test_module_lookups_are_indexed(store: Store, expression: str, index: str) -
 
 
 def test_python_modules_keep_the_package_rule(store: Store) -> None:
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     models = resolver.file_id("src/shop/models.py")
     assert models is not None
     paths = {module: [resolver.modules.file(i).path for i in
@@ -94,7 +94,7 @@ def test_a_question_loads_the_files_it_touches_not_the_corpus(tmp_path: Path) ->
         answer = answers.neighbors([("s", opened)], "helper", kinds=("calls",),
                                    filters=Filters(), all_edges=False, budget=1000)
         assert [(e.name, e.site) for e in answer.callers] == [("main", "app.py")]
-        resolver = answers.resolver_of(opened.catalog)
+        resolver = answers.resolver_of(opened.graph)
         assert 0 < resolver.modules.loaded <= 6
         assert len(resolver.modules.all_files()) == len(files)
     finally:
@@ -106,12 +106,12 @@ def test_a_moved_module_is_found_where_it_now_is(tmp_path: Path) -> None:
     opened = build(root, FILES)
     try:
         assert callees(opened, "app.py")["models.helper"] == "tools/models.py"
-        before = Resolver(opened.catalog).file_id("tools/models.py")
+        before = Resolver(opened.graph).file_id("tools/models.py")
         (root / "lib").mkdir()
         (root / "tools" / "models.py").rename(root / "lib" / "models.py")
         Indexer(opened, root, HashEmbedder).run()
         # the same row renamed (its edges kept): the path indexes follow the rename
-        assert Resolver(opened.catalog).file_id("lib/models.py") == before
+        assert Resolver(opened.graph).file_id("lib/models.py") == before
         assert callees(opened, "app.py")["models.helper"] == "lib/models.py"
     finally:
         opened.close()
@@ -122,8 +122,8 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
     """"no definition of X; nearest: ..." compared X with every name of the store (1.2 s
     at 112k chunks); now with the names near it, read through the name indexes, at most
     NEAR_LIMIT for each way of being near."""
+    from semlith.graph.choose import no_definition
     from semlith.graph.resolve import Resolver
-    from semlith.graph.walk import no_definition
     from semlith.store import names as edges
     from semlith.store.query import Selection
 
@@ -134,7 +134,7 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
                     "    pass\n",
     })
     try:
-        resolver = Resolver(store.catalog)
+        resolver = Resolver(store.graph)
 
         def hint(name: str) -> str:
             return no_definition(resolver, name, Selection())
@@ -146,5 +146,38 @@ def test_a_misspelled_name_is_answered_from_a_bounded_read(
         monkeypatch.setattr(edges, "NEAR_LIMIT", 5)  # a store with many names
         assert len(edges.names_near(store.catalog, ["Session", "mehtod"])) <= 3 * 5 + 5
         assert hint("zq") == "no definition of `zq`"  # nothing near: no hint
+    finally:
+        store.close()
+
+
+NAMESPACE = {  # no __init__.py anywhere: namespace packages, resolved from the root
+    "lib/util/helpers.py": "def slugify(text):\n    return text\n",
+    "src/tools/clean.py": "def tidy(text):\n    return text\n",
+    "app/main.py": "from lib.util.helpers import slugify\n"
+                   "import lib.util.helpers\n"
+                   "from lib.util import helpers\n"
+                   "import lib\n"
+                   "from tools.clean import tidy\n\n\n"
+                   "def run():\n"
+                   "    slugify(1)\n"
+                   "    helpers.slugify(2)\n"
+                   "    lib.util.helpers.slugify(3)\n"
+                   "    tidy(4)\n",
+}
+
+
+def test_namespace_packages_resolve_from_the_root(tmp_path: Path) -> None:
+    """A package without `__init__.py` is the corpus's, as pyright reads it (issue #47:
+    a function with 5,050 callers showed none)."""
+    store = build(tmp_path / "ns", NAMESPACE)
+    try:
+        near = answers.neighbors([("ns", store)], "slugify", kinds=("calls",),
+                                 filters=Filters(), all_edges=False, budget=4000)
+        assert [(e.site, e.line, e.status) for e in near.callers] == [
+            ("app/main.py", 9, "resolved"), ("app/main.py", 10, "resolved"),
+            ("app/main.py", 11, "resolved")]
+        tidy = answers.neighbors([("ns", store)], "tidy", kinds=("calls",),
+                                 filters=Filters(), all_edges=False, budget=4000)
+        assert [e.line for e in tidy.callers] == [12]  # from src/
     finally:
         store.close()

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Status
-from semlith.store.edges import file_edges
 from tests.graph_util import build
 
 FILES = {
@@ -61,11 +60,11 @@ def resolved(tmp_path: Path) -> dict[str, tuple[str, Status] | None]:
     """written call -> (definition path, status), None when it is no edge."""
     store = build(tmp_path / "repo", FILES)
     try:
-        resolver = Resolver(store.catalog)
+        resolver = Resolver(store.graph)
         file_id = resolver.file_id("shop/cart.py")
         assert file_id is not None
         out: dict[str, tuple[str, Status] | None] = {}
-        for call in file_edges(store.catalog, file_id).calls:
+        for call in store.graph.file_edges(file_id).calls:
             res = resolver.resolve(file_id, call)
             written = f"{call.receiver}.{call.name}" if call.receiver else call.name
             out[written] = None if res is None else (

@@ -11,7 +11,6 @@ import pytest
 from semlith.graph.resolve import Resolver
 from semlith.graph.status import Status
 from semlith.store import Store
-from semlith.store.edges import file_edges
 
 E, R, A = Status.EXTRACTED, Status.RESOLVED, Status.AMBIGUOUS
 # (caller file, line, receiver.name) -> (definition file, qualname, status); None: no edge
@@ -77,11 +76,11 @@ EXPECTED: dict[str, dict[tuple[str, int, str], tuple[str, str, Status] | None]] 
 
 
 def resolutions(store: Store) -> dict[tuple[str, int, str], tuple[str, str, Status] | None]:
-    resolver = Resolver(store.catalog)
+    resolver = Resolver(store.graph)
     found: dict[tuple[str, int, str], tuple[str, str, Status] | None] = {}
     for f in resolver.modules.all_files():
         file_id = f.id
-        for call in file_edges(store.catalog, file_id).calls:
+        for call in store.graph.file_edges(file_id).calls:
             written = f"{call.receiver}.{call.name}" if call.receiver else call.name
             res = resolver.resolve(file_id, call)
             found[(f.path, call.line, written.replace("::", "."))] = None if res is None else (

@@ -64,6 +64,7 @@ def edge_query(grammar: str) -> Any:
 # Bump when the extraction changes what it records for an unchanged query: a store then
 # extracts every file's edges again on its next run (no re-embedding).
 EXTRACTOR_REVISION = 3
+_AS_WRITTEN = (LocalKind.CALL, LocalKind.ALIAS)  # a name as written, not a type's text
 
 
 @functools.cache
@@ -274,7 +275,9 @@ class _Collector:
         else:
             scope = self.scopes.binding_scope(node.start_byte, name_text, line)
         written = self.text(type_node)
-        type_name = bounded(written) if local_kind is LocalKind.CALL else type_text(written)
+        if local_kind is LocalKind.LITERAL:  # its kind, not its text (`[...]` may be long)
+            written = type_node.type
+        type_name = bounded(written) if local_kind in _AS_WRITTEN else type_text(written)
         if local_kind is LocalKind.RETURNS and type_name in _NO_VALUE:
             return
         self.locals.append(Local(line, name_text, type_name, local_kind,

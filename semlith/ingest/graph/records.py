@@ -53,6 +53,8 @@ class LocalKind(StrEnum):
     CALL = "call"  # `x = Foo()`, `x := NewFoo()`, `Foo::new()`: type_name is the callee
     RETURNS = "returns"  # a function's declared return type: name is the function's name,
     # scope its qualname (what a CALL local's callee gives back)
+    ALIAS = "alias"  # `x = f`, `x = mod.f`: type_name is the name bound to x
+    LITERAL = "literal"  # `x = []`, `x = {}`, `x = "..."`: type_name is the literal's kind
 
 
 @dataclass(frozen=True, slots=True)
