@@ -3,7 +3,6 @@ told to start `semlith mcp` (and how doctor reads that back)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
@@ -61,7 +60,8 @@ def test_settings_clients_have_no_file_on_any_system() -> None:
     assert clients.locations(jetbrains) == {} and "AI Assistant" in jetbrains.settings
 
 
-def test_locate_names_the_running_script_then_the_one_beside_python(tmp_path: Path) -> None:
+def test_locate_names_the_running_script_then_the_one_beside_python(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "venv" / "bin").mkdir(parents=True)
     (tmp_path / "pipx").mkdir()
     python = tmp_path / "venv" / "bin" / "python"
@@ -73,7 +73,7 @@ def test_locate_names_the_running_script_then_the_one_beside_python(tmp_path: Pa
     running = tmp_path / "pipx" / "semlith"  # the script that ran setup comes first
     running.write_text("")
     assert locate(argv0=str(running), python=str(python)).argv == (str(running), "mcp")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert locate(argv0="pipx/semlith", python=str(python)).command == str(running)
 
 
