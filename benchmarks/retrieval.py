@@ -329,9 +329,17 @@ def bm25_searcher(corpus: Corpus, k: int) -> Searcher:
 
 def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
                     model: str | None = None, package: bool = False,
-                    backend: str | None = None, tree: bool = False
+                    backend: str | None = None, tree: bool = False,
+                    together: Sequence[Corpus] = (), beside: Sequence[Path] = ()
                     ) -> Callable[[Corpus], AbstractContextManager[Searcher]]:
     """Index each corpus into a store (incrementally), then search that store.
+
+    With `together` (every corpus of the run), all of them are indexed first and each
+    question is asked of all their stores at once, as a person searching `--store '*'`:
+    a hit from another corpus's store counts as irrelevant (issue #45: one ranking across
+    stores; the goal is each corpus within 0.01 NDCG of itself searched alone). With
+    `beside` (folders), each question is asked of its corpus's store and of a store of
+    each folder: a person with the bundled sample indexed beside their project.
 
     With `backend` (a Milvus target) each corpus is a new store of that backend, its repo
     named after the corpus (the embeddings still come from the cache when there is one).
@@ -357,11 +365,11 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
     else:
         suffix = ""
     library = LocalLibrary(settings, embedder_factory=factory)
+    shape = "-package" if package else "-repo" if tree else ""
+    stores: dict[str, str] = {}  # corpus name -> its store folder, once indexed
 
-    @contextmanager
-    def prepare(corpus: Corpus) -> Iterator[Searcher]:
+    def index(corpus: Corpus) -> Path:
         root = corpus.folder if package else corpus.folder / corpus.root
-        shape = "-package" if package else "-repo" if tree else ""
         store_dir = workdir / f"{corpus.name}{shape}{suffix}"
         target = None
         if backend is not None:  # rows live in that engine: a store of its own each run
@@ -370,11 +378,29 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
             target = f"{backend}{'&' if '?' in backend else '?'}repo={corpus.name}"
         report = library.index([str(root)], store=str(store_dir), model=name, backend=target)
         print(f"  semlith  {corpus.name:14} {report.summary()}")
+        stores[corpus.name] = str(store_dir)
+        return store_dir
+
+    extra = []
+    for folder in (f.resolve() for f in beside):
+        extra_dir = workdir / f"beside-{folder.name}{suffix}"
+        print(f"  semlith  {folder.name:14} " + library.index(
+            [str(folder)], store=str(extra_dir), model=name).summary())
+        extra.append(str(extra_dir))
+
+    @contextmanager
+    def prepare(corpus: Corpus) -> Iterator[Searcher]:
+        store_dir = index(corpus)
+        for other in together:
+            if other.name not in stores:
+                index(other)
         prefix = "" if package else corpus.root.strip("/")
-        scope = Scope((str(store_dir),))
+        own = library.stats(scope=Scope((str(store_dir),)))[0].name
+        scope = Scope((*(stores.values() if together else (str(store_dir),)), *extra))
 
         def run(query: str) -> list[Locator]:
             return [(f"{prefix}/{h.path}" if prefix else h.path, h.start_line, h.end_line)
+                    if h.store == own else (f"{h.store}:{h.path}", h.start_line, h.end_line)
                     for h in library.search(query, k=k, scope=scope).hits]
         yield run
     return prepare
@@ -492,6 +518,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--half", choices=["tune", "confirm"],
                    help="only the tune or the confirm half of the corpora (see halves())")
     p.add_argument("--method", action="append", choices=["semlith", "bm25"], default=[])
+    p.add_argument("--together", action="store_true",
+                   help="ask each question of every corpus's store at once (semlith only): "
+                   "other stores' hits count as irrelevant; compare with a run without it")
+    p.add_argument("--beside", type=Path, action="append", default=[], metavar="DIR",
+                   help="ask each question of its corpus's store and of a store of DIR "
+                   "too (repeat; semlith only), e.g. fixtures/sample")
     p.add_argument("--json", type=Path, help="write the full report here")
     p.add_argument("--k", type=int, default=10)
     return p.parse_args(argv)
@@ -519,7 +551,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         prepare: Callable[[Corpus], AbstractContextManager[Searcher]] = (
             semlith_factory(args.workdir.resolve(), args.k,
                             args.cache.resolve() if args.cache else None, args.model,
-                            args.package, args.backend, args.repos is not None)
+                            args.package, args.backend, args.repos is not None,
+                            corpora if args.together else (), args.beside)
             if method == "semlith"
             else lambda c: nullcontext(bm25_searcher(c, args.k)))
         found = run_method(method, prepare, questions, corpora, args.k)

@@ -31,7 +31,8 @@ def ingest_fingerprint() -> str:
     """A hash of everything that decides how files become chunk texts."""
     digest = xxhash.xxh3_64()
     sources = sorted((ROOT / "semlith" / "ingest").rglob("*.py"))
-    sources += [*sorted((ROOT / "grammars").glob("*.scm")), ROOT / "semlith" / "base" / "languages.py"]
+    sources += [*sorted((ROOT / "grammars").glob("*.scm")),
+                ROOT / "semlith" / "base" / "languages.py"]
     for path in sources:
         digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())

@@ -18,6 +18,9 @@ not embedded yet) gives no relevance (None): the CLI then shows none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 NEUTRAL_FLOOR = 0.5  # where a model without a calibrated floor has it: the identity map
 
@@ -37,3 +40,32 @@ def relevances(scores: Sequence[float], nearest: float | None, floor: float | No
         return [None] * len(scores)
     top = calibrated(nearest, floor)
     return [round(top * max(score, 0.0) / scores[0], 2) for score in scores]
+
+
+def standings(scores: Sequence[float], nearest: float | None, floor: float | None
+              ) -> list[float]:
+    """Each of a store's hits' standing beside other stores' hits: its relevance before
+    rounding. A store without a dense list (its chunks not embedded yet) stands at the
+    floor, 0.5: it answers, and a store that came closer to the question comes first."""
+    if not scores or scores[0] <= 0:
+        return [0.0] * len(scores)
+    top = NEUTRAL_FLOOR if nearest is None else calibrated(nearest, floor)
+    return [top * max(score, 0.0) / scores[0] for score in scores]
+
+
+def merged(stores: Sequence[Sequence[tuple[float, T]]], k: int) -> list[T]:
+    """The top `k` of several stores' (standing, hit) lists, by standing (issue #45).
+
+    A fused score orders one store's hits and means nothing beside another store's:
+    every store's first hit has about the same fused score however far the store is from
+    the question (a sample's `get` came before starlette's answer). A standing is the
+    store's best evidence (its nearest chunk's calibrated cosine) times the hit's share of
+    the store's top score, so it orders a store's hits as their scores do and compares
+    across stores. One store: its own order, unchanged.
+    """
+    if len(stores) == 1:
+        return [hit for _, hit in stores[0][:k]]
+    pooled = [(standing, n, i, hit) for n, hits in enumerate(stores)
+              for i, (standing, hit) in enumerate(hits)]
+    pooled.sort(key=lambda row: (-row[0], row[2], row[1]))
+    return [hit for *_, hit in pooled[:k]]

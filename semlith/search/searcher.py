@@ -26,7 +26,7 @@ from semlith.index.images import IMAGE_SPACE
 from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import REACH, places, rank
 from semlith.ranking.query import Query, analyse
-from semlith.ranking.relevance import relevances
+from semlith.ranking.relevance import merged, relevances, standings
 from semlith.search.symbols import symbol_list
 from semlith.store import Store
 from semlith.store.query import Selection
@@ -99,16 +99,15 @@ class Searcher:
             _settle(keyword)
         if self.failed and len(self.failed) == len(self.stores):
             raise self._errors[0]
-        hits.sort(key=lambda h: -h.score)
-        return hits[:k]
+        return merged(hits, k)
 
     def _stores(self, query: str, k: int, sel: Selection, want: int, analysed: Query,
                 chosen: list[tuple[str, Store, int | None]],
-                keyword: list[Future[Any] | None], text: bool) -> list[Hit]:
+                keyword: list[Future[Any] | None], text: bool) -> list[list[tuple[float, Hit]]]:
         """Each chosen store's hits, its keyword list taken from `keyword` (a text
         query's; an image query has none)."""
         vectors: dict[str, np.ndarray] = {}
-        hits: list[Hit] = []
+        hits: list[list[tuple[float, Hit]]] = []
         for (label, store, selected), pending in zip(chosen, keyword, strict=True):
             corpus = store.corpus
             with self._isolated(label):  # (a store whose count failed is not chosen)
@@ -124,7 +123,7 @@ class Searcher:
                               whole=vector is not None and len(dense) < want)
                 if text and not _evidence(lists, relevance_floor(store.model)):
                     continue  # nothing in this store is about the query
-                hits.extend(self._hits(label, store, analysed, lists, k))
+                hits.append(self._hits(label, store, analysed, lists, k))
         return hits
 
     @contextlib.contextmanager
@@ -167,25 +166,30 @@ class Searcher:
             done.set_exception(exc)
         return done
 
-    def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int) -> list[Hit]:
-        """One store's hits. A chunk found by name is labelled with that definition.
-        The candidates' places are read for the ranking, the texts of its top `k` only;
-        a chunk removed in between (a writer committed) is left out."""
+    def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int
+              ) -> list[tuple[float, Hit]]:
+        """One store's hits, each with its standing across stores (`merged`). A chunk
+        found by name is labelled with that definition. The candidates' places are read
+        for the ranking, the texts of its top `k` only; a chunk removed in between (a
+        writer committed) is left out."""
         corpus = store.corpus
         found = places(query, lists, corpus.places, self.weights, k)
         ranked = rank(query, lists, found, self.weights)[:k]
         records = corpus.records([cid for cid, _ in ranked])
         ranked = [(cid, score) for cid, score in ranked if cid in records]
         nearest = lists.dense or lists.image  # an image search has only the image list
-        readable = relevances([score for _, score in ranked],
-                              nearest[0][1] if nearest else None,
-                              relevance_floor(store.model) if lists.dense else None)
+        cosine = nearest[0][1] if nearest else None
+        floor = relevance_floor(store.model) if lists.dense else None
+        scores = [score for _, score in ranked]
+        readable = relevances(scores, cosine, floor)
         hits = []
-        for (cid, score), relevance in zip(ranked, readable, strict=True):
+        for (cid, score), relevance, standing in zip(ranked, readable,
+                                                      standings(scores, cosine, floor),
+                                                      strict=True):
             rec = records[cid]
             symbol, kind = lists.symbol.get(cid, (rec.symbol, rec.kind))
-            hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
-                            rec.text, symbol, kind, relevance))
+            hits.append((standing, Hit(label, rec.path, rec.start_line, rec.end_line,
+                                       round(score, 6), rec.text, symbol, kind, relevance)))
         return hits
 
 
