@@ -132,7 +132,7 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
 # the daemon's among them (issue #45: start-up is part of grep's 300 ms budget).
 # tests/cli/test_cli_output.py checks this table against the commands the modules define.
 COMMAND_MODULES = {
-    **dict.fromkeys(("search", "symbol", "read"), "search"),
+    **dict.fromkeys(("search", "symbol", "read", "outline"), "search"),
     **dict.fromkeys(("neighbors", "impact", "path", "brief"), "graph"),
     **dict.fromkeys(("index", "forget", "watch", "attach"), "index"),
     **dict.fromkeys(("files", "stats", "stores", "status", "models", "languages",
