@@ -1,4 +1,4 @@
-"""semlith: a local semantic search daemon for coding agents and editors.
+"""The face of semlith, a local semantic search daemon for coding agents and editors.
 
 The face of the library: `open_library(Settings.load())` gives a `Library` (the running
 daemon's, or one in this process) whose methods take and return the values named here
