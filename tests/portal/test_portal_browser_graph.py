@@ -78,7 +78,7 @@ def test_the_graph_page_draws_a_path_as_a_chain(chrome: Any, daemon: tuple[Daemo
     served, _ = daemon
     signed_in(chrome, served, "graph")
     ask_graph(chrome, "Path", "main", "download")
-    hops = cli_json(served, "path", "main", "download")
+    hops = cli_json(served, "path", "main", "download")["hops"]
     chain = boxes(chrome, "#graph-chain .node")
     assert [b["name"] for b in chain] == ["main", *(hop["name"] for hop in hops)]
     assert [b["side"] for b in chain] == ["source", "hop", "hop", "target"]
