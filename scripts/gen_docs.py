@@ -1,14 +1,17 @@
 """Regenerate docs/cli.md's reference (from --help), docs/configuration.md (from SETTINGS_DOC),
-docs/languages.md, and two sections of docs/clients.md: the per-client one (from
+docs/languages.md, two sections of docs/clients.md: the per-client one (from
 semlith/setup/clients.py, laid out by semlith/setup/reference.py) and the tool table (from
-the MCP tools' own schemas).
+the MCP tools' own schemas), and docs/architecture.md's module map (from the package and
+module docstrings, in the order of its layers table).
 
 usage: python scripts/gen_docs.py [--check]   (--check exits 1 when a file is stale)
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -19,7 +22,8 @@ from click.testing import CliRunner
 from semlith.base.settings import SETTINGS_DOC
 from semlith.cli import main
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 
 
 CLI_BEGIN = "<!-- generated from --help by scripts/gen_docs.py: begin -->\n"
@@ -155,12 +159,100 @@ def clients(current: str) -> str:
                              "begin -->\n", tool_table())
 
 
+MAP_BEGIN = ("<!-- generated from the package and module docstrings by scripts/gen_docs.py: "
+             "begin -->\n")
+# The grammars ship as semlith.grammars from the top of the repository (pyproject.toml).
+GRAMMARS = "grammars/"
+
+
+def layers(text: str) -> list[tuple[str, list[str]]]:
+    """docs/architecture.md's layers table, lowest first: (layer, the dotted names of the
+    packages and modules in it). Its second column holds names only: `base/` is
+    semlith.base, `errors` semlith.errors, `__init__` the face (semlith itself)."""
+    section = text.split("\n## Layers\n", 1)[-1].split("\n#", 1)[0]
+    found = []
+    for layer, cell in re.findall(r"^\| (\w+) \| (.+?) \|", section, re.M):
+        if layer != "layer":
+            found.append((layer, [_dotted(name) for name in re.findall(r"`([^`]+)`", cell)]))
+    if not found:
+        raise SystemExit("docs/architecture.md lost its layers table (## Layers)")
+    return found
+
+
+def _dotted(name: str) -> str:
+    name = name.rstrip("/").removesuffix(".py")
+    return "semlith" if name == "__init__" else f"semlith.{name.replace('/', '.')}"
+
+
+def _source(dotted: str) -> Path:
+    """The file of a module, or the __init__.py of a package, by dotted name."""
+    if dotted == "semlith.grammars":
+        return ROOT / "grammars" / "__init__.py"
+    path = ROOT.joinpath(*dotted.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def _docstring(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    if not doc:
+        raise SystemExit(f"{path.relative_to(ROOT)} has no docstring: say what it is")
+    return doc
+
+
+def summary(path: Path) -> str:
+    """A module's first sentence, on one line."""
+    paragraph = " ".join(_docstring(path).split("\n\n")[0].split())
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z`\"(])", paragraph, maxsplit=1)[0]
+
+
+def _rows(dotted: str) -> list[str]:
+    """A package's row (its docstring's first paragraph), its modules' and its
+    subpackages' (depth first); a module's one row."""
+    source = _source(dotted)
+    shown = GRAMMARS if dotted == "semlith.grammars" else (
+        source.parent.relative_to(ROOT / "semlith").as_posix() + "/"
+        if source.name == "__init__.py" and dotted != "semlith"
+        else source.relative_to(ROOT / "semlith").as_posix())
+    if source.name != "__init__.py" or dotted == "semlith":
+        return [f"| `{shown}` | {_cell(summary(source))} |"]
+    paragraph = " ".join(_docstring(source).split("\n\n")[0].split())
+    rows = [f"| **`{shown}`** | {_cell(paragraph)} |"]
+    for path in sorted(source.parent.glob("*.py")):
+        if path.name != "__init__.py":
+            rows.append(f"| `{shown}{path.name}` | {_cell(summary(path))} |")
+    for folder in sorted(source.parent.iterdir()):
+        if (folder / "__init__.py").is_file():
+            rows += _rows(f"{dotted}.{folder.name}")
+    return rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def module_map(text: str) -> str:
+    """Every package and module by layer: a package's docstring's first paragraph, a
+    module's first sentence (`python scripts/gen_docs.py --check` fails when stale)."""
+    parts = []
+    for layer, names in layers(text):
+        rows = [row for name in names for row in _rows(name)]
+        parts.append(f"### {layer.capitalize()}\n\n| module | what it is |\n|---|---|\n"
+                     + "\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+def architecture(current: str) -> str:
+    """docs/architecture.md with its module map generated; the rest is written by hand."""
+    return _section(current, MAP_BEGIN, module_map(current), "architecture.md")
+
+
 def main_(check: bool) -> int:
     stale = []
     for name, text in (("cli.md", cli((DOCS / "cli.md").read_text())),
                        ("configuration.md", configuration()),
                        ("languages.md", languages()),
-                       ("clients.md", clients((DOCS / "clients.md").read_text()))):
+                       ("clients.md", clients((DOCS / "clients.md").read_text())),
+                       ("architecture.md", architecture((DOCS / "architecture.md").read_text()))):
         path = DOCS / name
         if path.exists() and path.read_text() == text:
             continue

@@ -1,2 +1,2 @@
-"""The foundation: settings, weights, languages, file roles, the home folder,
-private files, memory, system folders, OS locks and query words."""
+"""The foundation: settings, ranking weights, languages, file roles, file names, the home
+folder, private files, memory, system folders, OS locks, query words and the version."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from semlith import __version__
+from semlith.base.version import __version__
 from semlith.errors import Hint, SemlithError, worded
 from semlith.types import Scope
 

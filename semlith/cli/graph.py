@@ -1,4 +1,4 @@
-"""neighbors, impact, path: how code connects (issue #22). Nothing found exits 1."""
+"""neighbors, impact, path, brief: how code connects (issue #22). Nothing found exits 1."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""index, forget, watch: changing what a store holds. With a daemon running, each is
-done by the daemon (it is the stores' writer) and the output says so."""
+"""index, forget, watch, attach: changing what a store holds. With a daemon running,
+each is done by the daemon (it is the stores' writer) and the output says so."""
 
 from __future__ import annotations
 

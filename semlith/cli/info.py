@@ -1,4 +1,4 @@
-"""files, stats, stores, status, languages, models: what is where."""
+"""files, stats, stores, status, models, languages, formats: what is where."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""search, symbol, read: asking the index. No result exits 1, as grep and ripgrep do."""
+"""search, symbol, read, outline: asking the index. No result exits 1, as grep and ripgrep do."""
 
 from __future__ import annotations
 

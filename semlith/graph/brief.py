@@ -1,9 +1,11 @@
-"""`brief`: one call for an agent (issues #22, #45) — the best locators of a search,
-the one-hop callers and callees of the definition the best hit is in, and the best
-span's text, within a token budget that it fills: locators first, then the graph rows
-that share the most words with the question (settled before ambiguous), then the text,
-which gets at least half of what is left and loses its last lines first. It says what
-it dropped: `omitted` counts rows, `trimmed` text lines.
+"""`brief`: one call for an agent that fills a token budget with a search's best
+locators, the callers and callees of its best hit, and its text (issues #22, #45).
+
+The best locators of a search, the one-hop callers and callees of the definition the
+best hit is in, and the best span's text, within a token budget that it fills: locators
+first, then the graph rows that share the most words with the question (settled before
+ambiguous), then the text, which gets at least half of what is left and loses its last
+lines first. It says what it dropped: `omitted` counts rows, `trimmed` text lines.
 
 The budget counts the text an agent reads (the MCP answer, the CLI's lines); `--json`
 carries the same entries with their fields.

@@ -1,7 +1,9 @@
 """Who calls a definition and what it calls, as an LSP's call hierarchy counts them
-(issues #22, #45): a call of a class is a call of the constructor it runs
-(`Route(...)` calls `Route.__init__`, `new Cart()` calls `Cart`'s `constructor`, also
-through a subclass that inherits it), so `impact` and `path` go on through it.
+(issues #22, #45).
+
+A call of a class is a call of the constructor it runs (`Route(...)` calls
+`Route.__init__`, `new Cart()` calls `Cart`'s `constructor`, also through a subclass
+that inherits it), so `impact` and `path` go on through it.
 
 Every edge is resolved when it is asked for (`resolve.py`); a call that resolves outside
 the corpus is no edge.

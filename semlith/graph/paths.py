@@ -1,7 +1,9 @@
-"""`path`: the fewest-hop chain of calls from one definition to another (issue #22),
-within a budget (issue #47): a chain too long to show keeps its first and last hops and
-counts those between, and a walk that reaches its limit says so instead of "no chain".
-A call of a class goes on through the constructor it runs (issue #45).
+"""`path`: the fewest-hop chain of calls from one definition to another, within a
+budget (issues #22, #47).
+
+A chain too long to show keeps its first and last hops and counts those between, and a
+walk that reaches its limit says so instead of "no chain". A call of a class goes on
+through the constructor it runs (issue #45).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""The graph's answers over one store: a definition's neighbours (callers and
-callees; bases and subclasses, container and members, importers apart) and what
-reaches it (impact), each within a budget in characters of their JSON form, saying what
-they left out and whether a count is complete (issues #22, #45, #47).
+"""The graph's answers over one store: a definition's neighbours and what reaches it
+(impact), each within a budget (issues #22, #45, #47).
+
+Neighbours are callers and callees; bases and subclasses, container and members,
+importers apart. The budget is in characters of an answer's JSON form, and an answer
+says what it left out and whether a count is complete.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The library in this process (docs/architecture.md, "The in-process library").
+"""The library in this process: `LocalLibrary` over a source of stores (the CLI's,
+opened per call, or the daemon's fleet), and what only it uses: scopes, locators,
+reads back, grep.
 
 - library.py: `LocalLibrary`, the `Library` protocol over a `StoreSource`;
 - engine.py: what a process shares (settings, models, query threads);

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from semlith import __version__
 from semlith.base.home import REGISTRY, RegisteredStore, registered_stores
 from semlith.base.memory import trim
+from semlith.base.version import __version__
 from semlith.embed.prebuild import build_apart
 from semlith.errors import SemlithError, StoreLocked
 from semlith.index.watch import StoreWatcher, watch_file

@@ -1,7 +1,9 @@
-"""`stats` of the stores one call reads: a `StoreStats` each, and for a store that could
-not be opened or counted (its Milvus engine down, its catalog unreadable) one that says
-why in `error`, so one failing store does not hide the others (issue #47). Asked of one
-store, its failure is the call's error, as for search."""
+"""`stats` of the stores one call reads: a `StoreStats` each, saying why for a store
+that could not be counted (issue #47).
+
+A store that could not be opened or counted (its Milvus engine down, its catalog
+unreadable) gets one that says why in `error`, so one failing store does not hide the
+others. Asked of one store, its failure is the call's error, as for search."""
 
 from __future__ import annotations
 

@@ -29,9 +29,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from semlith import __version__
 from semlith.base.home import portal_key
 from semlith.base.settings import Settings
+from semlith.base.version import __version__
 from semlith.library import Library
 from semlith.server.api import api_routes, stop_route
 from semlith.server.jsonrpc import BodyTooLarge, JsonRpcGuard, refuse

@@ -25,7 +25,6 @@ from types import FrameType
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from semlith import __version__
 from semlith.base.home import (
     agent_key,
     clear_discovery,
@@ -34,6 +33,7 @@ from semlith.base.home import (
     write_discovery,
 )
 from semlith.base.settings import Settings
+from semlith.base.version import __version__
 from semlith.daemon_client import hung, silent_daemon
 from semlith.embed.text import Embedder
 from semlith.errors import CannotServe

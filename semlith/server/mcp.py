@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from semlith import __version__
+from semlith.base.version import __version__
 from semlith.library import Library
 from semlith.server import graph_tools, tools
 from semlith.server.arguments import RuledTool

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semlith import __version__
 from semlith.base.settings import Settings
+from semlith.base.version import __version__
 from semlith.embed.text import DEFAULT_MODEL, Embedder
 from semlith.types import counted
 
