@@ -250,13 +250,6 @@ def test_modules_stay_under_400_lines() -> None:
     assert long == {}, "split by concept (STYLE.md)"
 
 
-def test_identifier_parts_are_split_alike_everywhere() -> None:
-    from semlith.base import text
-    from semlith.ingest import chunk
-
-    assert text.CAMEL.pattern == chunk.CAMEL.pattern
-
-
 def _test_module_imports(path: Path) -> list[str]:
     """The test modules (`test_*`) that `path` imports, anywhere in it."""
     found = []
