@@ -27,10 +27,11 @@ ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
                                                      "registry.py", "mcp.py",
                                                      "answers.py", "jsonrpc.py")),
             PACKAGE / "server" / "portal" / "routes.py"]
-# semlith.base.names: how a path prints on one line, a pure function every adapter uses
+# semlith.base.names: how a path prints on one line, a pure function every adapter uses;
+# semlith.types.shown: the line a hit is shown by, which the searcher chose
 ALLOWED = {"semlith.__version__", "semlith.library", "semlith.types", "semlith.types.graph",
-           "semlith.types.grep", "semlith.types.info", "semlith.errors", "semlith.wire",
-           "semlith.base.names"}
+           "semlith.types.grep", "semlith.types.info", "semlith.types.shown", "semlith.errors",
+           "semlith.wire", "semlith.base.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
                                            "semlith.server.arguments",
                                            "semlith.server.jsonrpc",

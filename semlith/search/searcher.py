@@ -31,6 +31,7 @@ from semlith.search.symbols import symbol_list
 from semlith.store import Store
 from semlith.store.query import Selection
 from semlith.types import Filters, Hit
+from semlith.types.shown import choose_line, question_words
 
 RRF_K = 60
 log = logging.getLogger(__name__)
@@ -181,11 +182,13 @@ class Searcher:
                               nearest[0][1] if nearest else None,
                               relevance_floor(store.model) if lists.dense else None)
         hits = []
+        asked = question_words(query.text)
         for (cid, score), relevance in zip(ranked, readable, strict=True):
             rec = records[cid]
             symbol, kind = lists.symbol.get(cid, (rec.symbol, rec.kind))
+            line = choose_line(rec.text, rec.start_line, symbol, asked)  # after ranking
             hits.append(Hit(label, rec.path, rec.start_line, rec.end_line, round(score, 6),
-                            rec.text, symbol, kind, relevance))
+                            rec.text, symbol, kind, relevance, line))
         return hits
 
 
