@@ -40,10 +40,11 @@ ADAPTERS = [*sorted((PACKAGE / "cli").glob("*.py")),
                                                      "registry.py", "mcp.py",
                                                      "answers.py", "jsonrpc.py")),
             PACKAGE / "server" / "portal" / "routes.py"]
-# semlith.base.names: how a path prints on one line, a pure function every adapter uses
+# semlith.base.names: how a path prints on one line, a pure function every adapter uses;
+# semlith.types.shown: the line a hit is shown by, which the searcher chose
 ALLOWED = {"semlith.base.version", "semlith.library", "semlith.types", "semlith.types.graph",
-           "semlith.types.grep", "semlith.types.info", "semlith.errors", "semlith.wire",
-           "semlith.base.names"}
+           "semlith.types.grep", "semlith.types.info", "semlith.types.shown", "semlith.errors",
+           "semlith.wire", "semlith.base.names"}
 OWN = {"cli": ("semlith.cli",), "server": ("semlith.server.answers",
                                            "semlith.server.arguments",
                                            "semlith.server.jsonrpc",
@@ -297,13 +298,6 @@ def test_modules_stay_under_400_lines() -> None:
     long = {name: n for name, path in sorted(MODULES.items())
             if (n := len(path.read_text().splitlines())) > MAX_LINES}
     assert long == {}, "split by concept (STYLE.md)"
-
-
-def test_identifier_parts_are_split_alike_everywhere() -> None:
-    from semlith.base import text
-    from semlith.ingest import chunk
-
-    assert text.CAMEL.pattern == chunk.CAMEL.pattern
 
 
 def _test_module_imports(path: Path) -> list[str]:

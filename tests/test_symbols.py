@@ -11,7 +11,6 @@ import pytest
 from semlith.base.settings import Settings
 from semlith.index.indexer import Indexer
 from semlith.local import LocalLibrary
-from semlith.search.symbols import identifiers
 from semlith.store import Store
 from semlith.store.catalog import FORMAT_VERSION
 from tests.cli_util import run
@@ -111,15 +110,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(root)
     assert run("index", "-q").exit_code == 0
     return root
-
-
-def test_identifiers_in_queries() -> None:
-    assert [i.text for i in identifiers("how does parse_args handle HTTPException")] == \
-        ["parse_args", "HTTPException"]
-    assert identifiers("Rack::Builder")[0].name == "Builder"
-    assert identifiers("Rack::Builder")[0].qualifier == "Rack"
-    assert [i.name for i in identifiers("Builder")] == ["Builder"]  # a single word counts
-    assert identifiers("how are routes registered") == []
 
 
 def test_symbol_command_text_and_json(tree: Path) -> None:

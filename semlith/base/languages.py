@@ -2,7 +2,9 @@
 
 Used by the walker (what is text), the extractor, the chunker (which grammar), the
 `--lang` filter and `semlith languages`. `grammar` names the tree-sitter-language-pack
-grammar; definitions are understood where `grammars/<language>.scm` exists.
+grammar; definitions are understood where `grammars/<language>.scm` exists. The formats
+text is extracted from (PDF, notebooks, HTML, Office, mail...) are rows of
+`formats.py`'s table, made languages here.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import PurePath
+
+from semlith.base.formats import BY_LANGUAGE, FORMATS, Format
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +27,17 @@ class Language:
     headings: bool = False
 
 
-LANGUAGES: tuple[Language, ...] = (
+def _language(fmt: Format) -> Language:
+    return Language(fmt.language, fmt.extensions, None, headings=fmt.headings)
+
+
+def _format(name: str) -> Language:
+    """A format of formats.py placed among the languages (where `semlith languages` lists
+    it); the formats not placed follow the languages, in their table's order."""
+    return _language(BY_LANGUAGE[name])
+
+
+_LISTED: tuple[Language, ...] = (
     Language("python", (".py", ".pyi", ".pyw"), "python"),
     Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), "javascript"),
     Language("typescript", (".ts", ".mts", ".cts"), "typescript"),
@@ -51,15 +65,15 @@ LANGUAGES: tuple[Language, ...] = (
     Language("markdown", (".md", ".markdown", ".mdx"), None, headings=True),
     Language("rst", (".rst",), None),
     Language("text", (".txt", ".text"), None, ("README", "LICENSE", "CHANGELOG", "NOTICE")),
-    Language("html", (".html", ".htm", ".xhtml"), None),
+    _format("html"),
     Language("css", (".css", ".scss", ".sass", ".less"), None),
     Language("json", (".json", ".jsonc"), None),
     Language("yaml", (".yaml", ".yml"), None),
     Language("toml", (".toml",), None),
     Language("xml", (".xml", ".svg"), None),
     Language("sql", (".sql",), None),
-    Language("notebook", (".ipynb",), None),
-    Language("pdf", (".pdf",), None),
+    _format("notebook"),
+    _format("pdf"),
     Language("make", (".mk",), None, ("Makefile", "GNUmakefile")),
     Language("dockerfile", (".dockerfile",), None, ("Dockerfile", "Containerfile")),
     Language("cmake", (".cmake",), None, ("CMakeLists.txt",)),
@@ -74,19 +88,9 @@ LANGUAGES: tuple[Language, ...] = (
     Language("ini", (".ini", ".cfg", ".conf", ".properties", ".env"), None),
     Language("csv", (".csv", ".tsv"), None),
     Language("tex", (".tex", ".bib"), None),
-    # Documents (read by semlith/ingest/formats/; macro-enabled Office files are the same
-    # XML with a macro part beside it, which is not read).
-    Language("docx", (".docx", ".docm"), None, headings=True),
-    Language("xlsx", (".xlsx", ".xlsm"), None, headings=True),
-    Language("pptx", (".pptx", ".pptm"), None, headings=True),
-    Language("odt", (".odt",), None, headings=True),
-    Language("ods", (".ods",), None, headings=True),
-    Language("odp", (".odp",), None, headings=True),
-    Language("epub", (".epub",), None, headings=True),
-    Language("rtf", (".rtf",), None),  # striprtf gives paragraphs, no headings
-    Language("email", (".eml",), None, headings=True),
-    Language("mbox", (".mbox", ".mbx"), None, headings=True),
 )
+LANGUAGES = _LISTED + tuple(_language(f) for f in FORMATS
+                            if f.language not in {lang.name for lang in _LISTED})
 
 _BY_EXT = {ext.lower(): lang for lang in LANGUAGES for ext in lang.extensions}
 _BY_NAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
@@ -95,9 +99,8 @@ BY_NAME = {lang.name: lang for lang in LANGUAGES}
 ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "c++": "cpp",
            "cs": "csharp", "c#": "csharp", "rb": "ruby", "sh": "bash", "shell": "bash",
            "md": "markdown", "kt": "kotlin", "rs": "rust", "golang": "go", "hs": "haskell",
-           "ex": "elixir", "ipynb": "notebook", "htm": "html", "yml": "yaml",
-           "word": "docx", "excel": "xlsx", "powerpoint": "pptx", "eml": "email",
-           "mail": "email"}
+           "ex": "elixir", "yml": "yaml",
+           **{alias: f.language for f in FORMATS for alias in f.aliases}}
 
 
 def language_of(path: str | PurePath) -> Language | None:

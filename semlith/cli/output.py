@@ -22,6 +22,7 @@ import click
 from semlith.base.names import escape_name
 from semlith.cli.colour import Style
 from semlith.types import Hit, Passage, Progress, StoreStats, counted
+from semlith.types.shown import shown_offset
 
 EXCERPT_LINES = 3
 PLAIN_EVERY_S = 5.0  # a line this often when piped, after the first (printed at once)
@@ -124,7 +125,8 @@ PLAIN = Style()
 
 
 def hits(hits: Sequence[Hit], *, multi_store: bool, style: Style = PLAIN) -> str:
-    """Each hit's locator, definition and relevance over its first lines."""
+    """Each hit's locator, definition and relevance over its lines from the shown one (the
+    line the searcher chose, types/shown.py: MCP's `locate` prints the same)."""
     paint = style.paint
     blocks = []
     for hit in hits:
@@ -136,10 +138,8 @@ def hits(hits: Sequence[Hit], *, multi_store: bool, style: Style = PLAIN) -> str
                           f"{_relevance(hit, style)}")
             continue
         title = f" {paint(hit.symbol, 'symbol')}" if hit.symbol else ""
-        lines = [line for line in hit.text.splitlines() if line.strip()]
-        # Start the excerpt at the definition the hit is about, when it is in view.
-        first = next((i for i, line in enumerate(lines) if hit.symbol and hit.symbol in line), 0)
-        lines = lines[first : first + EXCERPT_LINES]
+        rest = hit.text.split("\n", shown_offset(hit))[-1]  # from the shown line on
+        lines = [line for line in rest.splitlines() if line.strip()][:EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
         blocks.append(f"{where}{_locator(hit, style)}{title}{_relevance(hit, style)}"
                       f"\n{excerpt}")

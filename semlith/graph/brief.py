@@ -13,10 +13,9 @@ carries the same entries with their fields.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from semlith.base.text import STOPWORDS, name_parts, path_words, stem
+from semlith.base.text import STOPWORDS, name_parts, path_words, stem, words
 from semlith.errors import UnknownSymbol
 from semlith.graph import answers
 from semlith.store import Store
@@ -88,7 +87,7 @@ def _call(e: GraphEdge) -> GraphEdge:
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(stem(p.lower()) for w in re.findall(r"[A-Za-z0-9]+", text)
+    return frozenset(stem(p.lower()) for w in words(text)
                      for p in name_parts(w) if len(p) >= 3 and p.lower() not in STOPWORDS)
 
 

@@ -9,10 +9,10 @@ shape, not the code a reader is after.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from semlith.base.roles import is_test
+from semlith.base.text import split_name
 from semlith.errors import UnknownSymbol
 from semlith.graph.calls import Key, key
 from semlith.graph.names import MAX_HOPS
@@ -56,12 +56,6 @@ def choose(resolver: Resolver, name: str, sel: Selection) -> Chosen:
                              key(d) in shadowed, _KIND_ORDER.get(d.kind, 2),
                              d.kind == "impl", d.path.count("/"), d.path, d.start_line))
     return Chosen(rows[0], len(rows) - 1, tuple(rows[1:1 + ALTERNATIVES]))
-
-
-def split_name(name: str) -> list[str]:
-    """A name split at its separators (`Type.method`, `Type::method`, `Type#method`,
-    `Type->method`)."""
-    return [p for p in re.split(r"::|\.|#|->", name.strip()) if p]
 
 
 def _owner_matches(resolver: Resolver, d: GraphDef, owner: str) -> bool:

@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from semlith.base.languages import catalog_kind, language_of
+from semlith.base.text import split_identifiers
 from semlith.embed.text import Embedder, embed_counting
 from semlith.index.cutting import Cut, cut, read_walked
 from semlith.index.edges import write_file_edges
 from semlith.index.images import ImageIndexer, ImageModel
 from semlith.index.pace import Pace
 from semlith.index.scan import FileState
-from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, split_identifiers
+from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE
 from semlith.ingest.cost import file_allowance
 from semlith.ingest.definitions import chunking_fingerprint
 from semlith.ingest.formats.limits import Unreadable

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from semlith.base.text import split_identifiers
 from semlith.errors import ModelError
-from semlith.ingest.chunk import split_identifiers
 from semlith.ingest.formats.limits import Unreadable
 from semlith.store import ChunkRow, Store
 

@@ -15,7 +15,6 @@ prepended only when embedding.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 
 from semlith.base.languages import Language
@@ -33,9 +32,9 @@ from semlith.ingest.preamble import mark_preambles
 
 # Chunk, MAX_CHUNKS_PER_FILE and hard_split live with the planner that makes them; this
 # is where the rest of semlith takes them from.
-__all__ = ["CAMEL", "MAX_CHARS", "MAX_CHUNKS_PER_FILE", "WHOLE_CHARS", "Chunk", "Chunked",
+__all__ = ["MAX_CHARS", "MAX_CHUNKS_PER_FILE", "WHOLE_CHARS", "Chunk", "Chunked",
            "Symbol", "chunk_file", "chunk_text", "hard_split", "line_windows",
-           "split_identifiers", "strategy_of", "text_windows"]
+           "strategy_of", "text_windows"]
 
 MAX_CHARS = 800
 # A definition that is not class-like stays one chunk up to this size (issue #21: a
@@ -46,8 +45,6 @@ MAX_CHARS = 800
 # by default a definition over the budget is split; the planner keeps the knob.
 WHOLE_CHARS = MAX_CHARS
 OVERLAP_LINES = 2
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,24 +63,6 @@ class Chunked:
     chunks: list[Chunk]
     symbols: list[Symbol]
     strategy: str  # "definitions", "headings", "lines", or "lines (why)" after a failure
-
-
-def split_identifiers(text: str) -> str:
-    """The parts of camelCase / snake_case identifiers, for the FTS identifier column.
-
-    `parseHTTPResponse` -> "parse http response", `max_retry_count` -> "max retry count".
-    Only identifiers that actually split contribute; plain words are in `text` already.
-    """
-    parts: list[str] = []
-    seen: set[str] = set()
-    for ident in _IDENT.findall(text):
-        if ident in seen:
-            continue
-        seen.add(ident)
-        pieces = [p.lower() for chunk in ident.split("_") for p in CAMEL.findall(chunk)]
-        if len(pieces) > 1:
-            parts.append(" ".join(pieces))
-    return " ".join(parts)
 
 
 # -- line windows ----------------------------------------------------------------------

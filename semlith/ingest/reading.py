@@ -18,7 +18,7 @@ from pathlib import Path
 
 import xxhash
 
-from semlith.ingest.formats import size_cap
+from semlith.ingest.formats import size_limit
 from semlith.ingest.walk import DEFAULT_MAX_BYTES
 
 # O_NONBLOCK: opening a FIFO that no one writes returns at once instead of waiting for a
@@ -35,7 +35,7 @@ def content_hash(data: bytes) -> str:
 
 def limit_for(rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
     """The largest file the walk lets through at `rel` (documents have their own cap)."""
-    return max(max_bytes, size_cap(rel) or 0)
+    return size_limit(rel, max_bytes)
 
 
 def read_file(path: Path, limit: int) -> bytes:

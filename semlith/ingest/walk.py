@@ -48,7 +48,7 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 
 from semlith.base.names import escape_name, is_storable
-from semlith.ingest.formats import size_cap
+from semlith.ingest.formats import size_limit
 from semlith.ingest.ignore import Layer, git_exclude, ignore_case, ignored_by, with_folder
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
 
@@ -147,7 +147,7 @@ def walk_files(
             ignore files and rules of the folders above it still apply.
         exclude: folders to leave out with reason STORE (the store folder).
         max_bytes: files larger than this are skipped as TOO_LARGE (a document format's
-            larger cap wins: `formats.size_cap`).
+            larger cap wins: `formats.size_limit`).
 
     Yields candidates and skips depth-first, sorted by name within each folder.
 
@@ -348,7 +348,7 @@ class _Walker:
         """A regular file within the size limit; raises _Skip otherwise."""
         if not stat.S_ISREG(info.st_mode):
             raise _Skip(SkipReason.SPECIAL, _kind(info.st_mode))
-        if info.st_size > max(self.max_bytes, size_cap(rel) or 0):
+        if info.st_size > size_limit(rel, self.max_bytes):
             raise _Skip(SkipReason.TOO_LARGE, f"{info.st_size} bytes")
         return Candidate(Path(path), rel, info.st_size, info.st_mtime_ns, opted_in)
 

@@ -4,19 +4,24 @@ for by name, whether it names a version and which operating systems it names."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from semlith.base.roles import Role
-from semlith.base.text import STOPWORDS, doer, name_parts, stem
-from semlith.ingest.chunk import split_identifiers
+from semlith.base.text import (
+    STOPWORDS,
+    Identifier,
+    doer,
+    identifiers,
+    keyword_terms,
+    name_parts,
+    split_identifiers,
+    stem,
+    words,
+)
 from semlith.ranking.platforms import named_platforms
 from semlith.ranking.versions import names_version
-from semlith.search.symbols import Identifier, identifiers
-from semlith.store.keywords import fts_terms
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
 # Words that ask for a kind of file: a question about tests wants tests.
 _ASKS: dict[Role, frozenset[str]] = {
     Role.TEST: frozenset({"test", "tests", "tested", "testing", "spec", "specs", "fixture",
@@ -88,7 +93,7 @@ class Query:
     identifiers: tuple[Identifier, ...]
     kind: QueryKind
     asks: frozenset[Role]  # roles the query names (their priors do not apply)
-    terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (store/keywords.py)
+    terms: tuple[str, ...] = ()  # quoted FTS5 words for the keyword list (text.keyword_terms)
     split: str = ""  # the identifiers' parts (`parseHTTP` -> "parse http"), for BM25 engines
     names_version: bool = False  # "the v1 api": old copies keep their place (versions.py)
     platforms: frozenset[str] = frozenset()  # "on Windows": its variants keep their place
@@ -103,21 +108,21 @@ class Query:
 
 
 def analyse(text: str) -> Query:
-    tokens = _WORD.findall(text)
+    tokens = words(text)
     raw = [w.lower() for w in tokens]
-    words = tuple(w for w in raw if w not in STOPWORDS) or tuple(raw)
+    kept = tuple(w for w in raw if w not in STOPWORDS) or tuple(raw)
     idents = tuple(identifiers(text))
     shaped = {i.text for i in idents}
     plain = [w for w in text.split() if w.strip("`'\"(),.?") not in shaped]
-    if idents and not any(_WORD.search(w) for w in plain):
+    if idents and not any(words(w) for w in plain):
         kind = QueryKind.IDENTIFIER
     elif idents:
         kind = QueryKind.MIXED
     else:
         kind = QueryKind.PHRASE
     asks = _asks(raw)
-    return Query(text, words, frozenset(stem(w) for w in words), idents, kind, asks,
-                 fts_terms(text), split_identifiers(text), names_version(text),
+    return Query(text, kept, frozenset(stem(w) for w in kept), idents, kind, asks,
+                 keyword_terms(text), split_identifiers(text), names_version(text),
                  named_platforms(raw), _file_words(tokens))
 
 

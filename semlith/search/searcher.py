@@ -31,6 +31,7 @@ from semlith.search.symbols import symbol_list
 from semlith.store import Store
 from semlith.store.query import Selection
 from semlith.types import Filters, Hit
+from semlith.types.shown import choose_line, question_words
 
 RRF_K = 60
 log = logging.getLogger(__name__)
@@ -183,13 +184,16 @@ class Searcher:
         scores = [score for _, score in ranked]
         readable = relevances(scores, cosine, floor)
         hits = []
+        asked = question_words(query.text)
         for (cid, score), relevance, standing in zip(ranked, readable,
                                                       standings(scores, cosine, floor),
                                                       strict=True):
             rec = records[cid]
             symbol, kind = lists.symbol.get(cid, (rec.symbol, rec.kind))
+            line = choose_line(rec.text, rec.start_line, symbol, asked)  # after ranking
             hits.append((standing, Hit(label, rec.path, rec.start_line, rec.end_line,
-                                       round(score, 6), rec.text, symbol, kind, relevance)))
+                                       round(score, 6), rec.text, symbol, kind, relevance,
+                                       line)))
         return hits
 
 

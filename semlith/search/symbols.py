@@ -12,43 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from semlith.base.roles import is_test
+from semlith.base.text import IDENTIFIER, Identifier, split_name
 from semlith.errors import UnknownSymbol
 from semlith.store import Store
 from semlith.store.corpus import Corpus
 from semlith.store.query import EVERYTHING, Selection
 from semlith.types import Definition
 
-_IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:::|\.|#|->)[A-Za-z_$][\w$]*)*")
 _KIND_ORDER = {"class": 0, "struct": 0, "interface": 0, "enum": 0, "module": 1, "impl": 1,
                "type": 2, "function": 3, "method": 3, "constant": 4}
-
-
-@dataclass(frozen=True, slots=True)
-class Identifier:
-    name: str  # the last part: `method` of `Type::method`
-    qualifier: str  # the parts before it, joined with ".": `Type`; "" when none
-    text: str  # as typed
-
-
-def identifiers(query: str) -> list[Identifier]:
-    """The identifier-shaped words of a query (every word when it is a single one)."""
-    words = _IDENT.findall(query)
-    single = len(query.split()) == 1
-    found = []
-    for word in words:
-        parts = re.split(r"::|\.|#|->", word)
-        shaped = len(parts) > 1 or "_" in word.strip("_") or _camel(word)
-        if shaped or single:
-            found.append(Identifier(parts[-1], ".".join(parts[:-1]), word))
-    return found
-
-
-def _camel(word: str) -> bool:
-    """fooBar, FooBar, HTTPServer: an inner capital after a letter."""
-    return bool(re.search(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]", word))
 
 
 def lookup(corpus: Corpus, ident: Identifier, *, sel: Selection = EVERYTHING,
@@ -151,7 +126,7 @@ def named_definition(stores: list[tuple[str, Store]], text: str) -> Definition |
     A qualifier that owns no such name raises UnknownSymbol with the nearest real names.
     """
     text = text.strip()
-    if not _IDENT.fullmatch(text):
+    if not IDENTIFIER.fullmatch(text):
         return None
     name, qualifier = _split(text)
     found = find_symbols(stores, text, limit=1)  # UnknownSymbol: a qualifier nothing has
@@ -161,5 +136,5 @@ def named_definition(stores: list[tuple[str, Store]], text: str) -> Definition |
 
 
 def _split(text: str) -> tuple[str, str]:
-    parts = [p for p in re.split(r"::|\.|#|->", text) if p]
+    parts = split_name(text)
     return (parts[-1], ".".join(parts[:-1])) if parts else ("", "")

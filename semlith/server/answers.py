@@ -8,36 +8,21 @@ answers covering several stores name the store in front (`store:path`), which
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from semlith.base.names import escape_name
 from semlith.types import Definition, Hit, Passage, counted
 from semlith.types.grep import Matches, rows
-
-_WORD = re.compile(r"\w+")
+from semlith.types.shown import shown_line
 
 
 def _tokens(text: str) -> int:
     return len(text) // 4 + 1  # the usual bytes/4 estimate
 
 
-def best_line(hit: Hit, query: str) -> tuple[int, str]:
-    """The line of a hit sharing most words with the query (its first non-blank line else)."""
-    words = {w.lower() for w in _WORD.findall(query)}
-    best, best_score = (hit.start_line, ""), -1
-    for offset, line in enumerate(hit.text.split("\n")):
-        if not line.strip():
-            continue
-        score = len(words & {w.lower() for w in _WORD.findall(line)})
-        if score > best_score:
-            best, best_score = (hit.start_line + offset, line.strip()), score
-    return best
-
-
-def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
-           note: str = "") -> str:
-    """Hits grouped by file, one line per hit: `start-end symbol · best line`."""
+def locate(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
+    """Hits grouped by file, one line per hit: `start-end symbol · shown line` (the line
+    the searcher chose, types/shown.py: the CLI's excerpt starts at it too)."""
     if not hits:
         return _noted("Nothing relevant found.", note)
     groups: dict[str, list[Hit]] = {}
@@ -49,7 +34,7 @@ def locate(hits: Sequence[Hit], query: str, max_tokens: int, multi_store: bool,
     for header, members in groups.items():
         lines = [header]
         for hit in members:
-            _, text = best_line(hit, query)
+            _, text = shown_line(hit)
             label = f" {hit.symbol}" if hit.symbol else ""
             lines.append(f"  {hit.start_line}-{hit.end_line}{label} · {text[:160]}")
         cost = _tokens("\n".join(lines))

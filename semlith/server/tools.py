@@ -65,7 +65,7 @@ async def semlith_search(
         return answers.excerpts(answer.hits, max_tokens, multi, note)
     if format == "files":
         return answers.files(answer.hits, max_tokens, multi, note)
-    return answers.locate(answer.hits, query, max_tokens, multi, note)
+    return answers.locate(answer.hits, max_tokens, multi, note)
 
 @tool(READ_ONLY)
 async def semlith_read(

@@ -10,13 +10,13 @@ store removes its vector even if the process dies between the two steps.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from semlith.base.text import keyword_words
 from semlith.errors import StoreFormatError, StoreNotFound
 from semlith.store.connections import ThreadConnections
 from semlith.store.migrations import migrate, pending
@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the vector bookkeeping's only: a reader of text imports no 
 # 4: vector spaces: a `spaces` table and each chunk's space (migration 7, on open).
 FORMAT_VERSION = 4
 CATALOG_NAME = "store.db"
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def fts_query(text: str) -> str:
@@ -40,8 +39,7 @@ def fts_query(text: str) -> str:
     Quotes, NEAR, `*`, `-`, `^`, `:` and parentheses lose their FTS5 meaning; every run of
     word characters becomes one quoted term. Empty when the text holds no word.
     """
-    words = dict.fromkeys(w.lower() for w in _WORD.findall(text))
-    return " OR ".join(f'"{w}"' for w in words)
+    return " OR ".join(f'"{w}"' for w in keyword_words(text))
 
 
 class Catalog(ThreadConnections):

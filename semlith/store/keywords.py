@@ -8,34 +8,25 @@ must score every chunk holding them (docs/performance.md, "query").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
-from semlith.base.text import STOPWORDS, stem
-from semlith.store.catalog import fts_query
+from semlith.base.text import index_tokens, keyword_terms, stem
 
 MAX_DF = 0.5  # keyword terms in more than this share of the chunks are dropped
 # ...in a store of at least this many chunks: in a handful every word of the query is in
 # most of them, and a one-page store answered no keyword list at all.
 MIN_DF_CHUNKS = 50
-_TOKEN = re.compile(r"[^\W_]+")
 
 DocCounts = Callable[[list[str]], dict[str, int]]
 
 
-def fts_terms(text: str) -> tuple[str, ...]:
-    """The quoted FTS5 words of user text, stopwords dropped (all of them if none is left)."""
-    words = [w for w in fts_query(text).split(" OR ") if w.strip('"') not in STOPWORDS]
-    return tuple(words or [w for w in fts_query(text).split(" OR ") if w])
-
-
 def prune(words: Sequence[str], doc_counts: DocCounts | None = None, total: int = 0) -> str:
-    """The FTS5 query of `words` (from `fts_terms`) without those in more than MAX_DF of
-    a store's `total` chunks (`doc_counts`: term -> chunks holding it). Empty when
-    nothing is left."""
+    """The FTS5 query of `words` (from `text.keyword_terms`) without those in more than
+    MAX_DF of a store's `total` chunks (`doc_counts`: term -> chunks holding it). Empty
+    when nothing is left."""
     if doc_counts is None or total < MIN_DF_CHUNKS or not words:
         return " OR ".join(words)
-    tokens = {w: _TOKEN.findall(w.strip('"').lower()) for w in words}
+    tokens = {w: index_tokens(w.strip('"').lower()) for w in words}
     # The index holds Porter stems; look a word up as typed and as (Snowball) stemmed,
     # which agree on nearly every word, and take the commoner.
     forms = {t: (t, stem(t)) for parts in tokens.values() for t in parts}
@@ -51,5 +42,5 @@ def prune(words: Sequence[str], doc_counts: DocCounts | None = None, total: int 
 
 
 def keyword_query(text: str, doc_counts: DocCounts | None = None, total: int = 0) -> str:
-    """The FTS5 query for user text (`fts_terms`, then `prune`)."""
-    return prune(fts_terms(text), doc_counts, total)
+    """The FTS5 query for user text (`text.keyword_terms`, then `prune`)."""
+    return prune(keyword_terms(text), doc_counts, total)

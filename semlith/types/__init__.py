@@ -103,6 +103,7 @@ class Hit(Located):
     symbol: str
     kind: str
     relevance: float | None = None  # 0-1, for people (ranking/relevance.py); not ranked by
+    line: int = 0  # the line it is shown by (types/shown.py); 0 from an older daemon
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,10 @@
-"""Line-window chunking: exact line numbers, overlap, hard splits, identifier splitting."""
+"""Line-window chunking: exact line numbers, overlap, hard splits."""
 
 from __future__ import annotations
 
 import itertools
 
-from semlith.ingest.chunk import (
-    MAX_CHUNKS_PER_FILE,
-    Chunk,
-    line_windows,
-    split_identifiers,
-)
+from semlith.ingest.chunk import MAX_CHUNKS_PER_FILE, Chunk, line_windows
 
 
 def test_windows_are_line_aligned_with_two_lines_of_overlap() -> None:
@@ -48,8 +43,3 @@ def test_context_is_only_in_the_embedding_text() -> None:
     assert chunk.embedding_text() == "class Router\ndef add_route(self):"
     assert chunk.text == "def add_route(self):"
 
-
-def test_identifiers_are_split() -> None:
-    assert split_identifiers("parseHTTPResponse(max_retry_count)") == \
-        "parse http response max retry count"
-    assert split_identifiers("plain words only") == ""

@@ -12,15 +12,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
-from semlith.ingest.extract import (
-    MAX_OUTPUT_CHARS,
-    MAX_PDF_PAGES,
-    MAX_TEXT_CHARS,
-    Binary,
-    Unreadable,
-    extract_text,
-    is_binary,
-)
+from semlith.ingest.extract import MAX_TEXT_CHARS, Binary, Unreadable, extract_text, is_binary
+from semlith.ingest.formats.notebook import MAX_OUTPUT_CHARS
+from semlith.ingest.formats.pdf import MAX_PDF_PAGES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "extract"
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from semlith.base.formats import DOCUMENTS
 from semlith.base.languages import language_of
 from semlith.base.settings import Settings
 from semlith.ingest.chunk import chunk_file
 from semlith.ingest.extract import extract_text
-from semlith.ingest.formats import FORMATS, format_status
+from semlith.ingest.formats import format_status
 from semlith.local import LocalLibrary
 from semlith.types import Filters, Hit, Scope
 from tests.conftest import HashEmbedder
@@ -69,7 +70,7 @@ def test_a_phrase_is_found_and_its_lines_read_back(tmp_path: Path, settings: Set
 
 def test_every_format_has_a_fixture_and_a_case() -> None:
     covered = {language_of(name).name for name, _, _ in CASES}  # type: ignore[union-attr]
-    assert covered == {f.language for f in FORMATS}
+    assert covered == {f.language for f in DOCUMENTS}
 
 
 def test_a_sheet_block_repeats_the_header_and_names_its_rows() -> None:
@@ -90,7 +91,7 @@ def test_documents_are_cut_at_their_headings() -> None:
 
 def test_the_format_table_says_what_reads_each_format() -> None:
     rows = {row.format.language: row for row in format_status()}
-    assert set(rows) == {f.language for f in FORMATS}
+    assert set(rows) == {f.language for f in DOCUMENTS}
     assert rows["docx"].installed and rows["docx"].extensions == (".docx", ".docm")
     assert rows["rtf"].format.package == "striprtf" and rows["rtf"].installed
 
@@ -126,7 +127,7 @@ def test_semlith_formats_lists_each_format_and_its_reader() -> None:
     result = CliRunner().invoke(main, ["formats"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert len(lines) == len(FORMATS)
+    assert len(lines) == len(DOCUMENTS)
     assert any(line.startswith("rtf ") and "striprtf" in line and line.endswith("installed")
                for line in lines)
 

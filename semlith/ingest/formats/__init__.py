@@ -1,8 +1,7 @@
-"""Documents: Office, OpenDocument, EPUB, RTF and mail, read into Markdown-like text.
+"""Reading the formats of `base/formats.py`'s table: Office, OpenDocument, EPUB, RTF and
+mail into Markdown-like text (the documents), PDF, notebooks and HTML pages into text.
 
-`FORMATS` is the one table of document formats: which language (in `languages.py`)
-each is, which module reads it and which installed package that needs. Readers are
-imported only when a file of theirs is read. `extract_document` is called by
+Readers are imported only when a file of theirs is read. `read_format` is called by
 `extract.extract_text` (never directly by the indexer), so indexing and reading back
 give the same text. `format_status` is what `semlith formats` prints.
 """
@@ -14,39 +13,36 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from semlith.base.languages import BY_NAME, language_of
-from semlith.ingest.formats.limits import MAX_DOCUMENT_BYTES
+from semlith.base.formats import BY_LANGUAGE, DOCUMENTS, FORMATS, Format, Kind
+from semlith.base.languages import language_of
 
 Reader = Callable[..., None]  # (data, out: Text, depth) -> None, writing into `out`
 
 
-@dataclass(frozen=True, slots=True)
-class Format:
-    language: str  # a name in languages.py
-    title: str  # "Word document", used in messages
-    reader: str  # "module:function" under semlith.ingest.formats
-    package: str  # what does the reading, for `semlith formats`
-    requires: str = ""  # an import name that must be installed ("" = nothing beyond ours)
-    extra: str = ""  # the pip extra that installs it ("" = the default install)
-    # Files up to this size are read (the walk's cap for other files is 8 MiB). RTF keeps
-    # that cap: its pictures are inline hex that striprtf scans, not a zip member skipped.
-    max_bytes: int = MAX_DOCUMENT_BYTES
+def format_of(rel: str) -> Format | None:
+    """The format of a file by its name, or None."""
+    language = language_of(rel)
+    return BY_LANGUAGE.get(language.name) if language else None
 
 
-_OURS = "semlith (zipfile + expat)"
-FORMATS: tuple[Format, ...] = (
-    Format("docx", "Word document", "docx:read_docx", _OURS),
-    Format("xlsx", "Excel workbook", "xlsx:read_xlsx", _OURS),
-    Format("pptx", "PowerPoint deck", "pptx:read_pptx", _OURS),
-    Format("odt", "OpenDocument text", "odf:read_odt", _OURS),
-    Format("ods", "OpenDocument spreadsheet", "odf:read_ods", _OURS),
-    Format("odp", "OpenDocument presentation", "odf:read_odp", _OURS),
-    Format("epub", "EPUB book", "epub:read_epub", "semlith (zipfile + expat + html.parser)"),
-    Format("rtf", "RTF document", "rtf:read_rtf", "striprtf", "striprtf", max_bytes=8 << 20),
-    Format("email", "mail message", "mail:read_eml", "Python's email"),
-    Format("mbox", "mailbox", "mail:read_mbox", "Python's email"),
-)
-BY_LANGUAGE = {f.language: f for f in FORMATS}
+def format_by_magic(data: bytes) -> Format | None:
+    """The format whose first bytes `data` starts with (a file of no known format by its
+    name is read as it), or None."""
+    return next((f for f in FORMATS if f.magic and data.startswith(f.magic)), None)
+
+
+def read_format(fmt: Format, data: bytes) -> str:
+    """The text of `data` by `fmt`'s reader (`extract_text` cuts it and words failures).
+
+    Raises:
+        Unreadable: as `extract_document`, or the reader's own reason.
+    """
+    if fmt.kind is Kind.DOCUMENT:
+        return extract_document(fmt.language, data)
+    module, _, function = fmt.reader.partition(":")
+    read: Callable[[bytes], str] = getattr(importlib.import_module(f"{__name__}.{module}"),
+                                           function)
+    return read(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,27 +58,35 @@ class FormatStatus:
 def format_status() -> list[FormatStatus]:
     """Every document format, its extensions and whether its reader can be imported."""
     rows = []
-    for fmt in FORMATS:
+    for fmt in DOCUMENTS:
         installed = not fmt.requires or importlib.util.find_spec(fmt.requires) is not None
-        rows.append(FormatStatus(fmt, BY_NAME[fmt.language].extensions, installed,
+        rows.append(FormatStatus(fmt, fmt.extensions, installed,
                                  "" if installed else _install_hint(fmt)))
     return rows
 
 
 def size_cap(rel: str) -> int | None:
-    """The largest size of a document file the walk lets through; None for other files."""
-    language = language_of(rel)
-    fmt = BY_LANGUAGE.get(language.name) if language else None
+    """The largest size of a file of a format with its own cap (documents) the walk lets
+    through; None for other files."""
+    fmt = format_of(rel)
     return fmt.max_bytes if fmt else None
 
 
+def size_limit(rel: str, max_bytes: int) -> int:
+    """The largest file the walk lets through at `rel`: `max_bytes`, or its format's cap
+    when larger."""
+    return max(max_bytes, size_cap(rel) or 0)
+
+
 def is_document(rel: str) -> bool:
-    """Whether a file is of a format in FORMATS (by its name)."""
-    return size_cap(rel) is not None
+    """Whether a file is a document (a format of Kind.DOCUMENT, by its name)."""
+    fmt = format_of(rel)
+    return fmt is not None and fmt.kind is Kind.DOCUMENT
 
 
 def extract_document(language: str, data: bytes, depth: int = 0) -> str:
-    """The text of a document of `language` (a name in FORMATS), bounded by the caps.
+    """The text of a document of `language` (a document's name in FORMATS), bounded by
+    the caps.
 
     Raises:
         Unreadable: the reader is not installed, or the file is corrupt, encrypted or

@@ -1,6 +1,6 @@
 """HTML (EPUB chapters, HTML mail bodies) -> Markdown-like blocks.
 
-Unlike `extract._html`, which keeps every source line where it is (so a page's hits
+Unlike `page.read_page`, which keeps every source line where it is (so a page's hits
 point at its own lines), this renders structure: `h1`-`h6` become headings, paragraphs,
 list items and table rows become lines. `html.parser` knows HTML's named references
 and reads no DTD, so nothing is fetched or expanded.

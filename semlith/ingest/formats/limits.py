@@ -12,17 +12,15 @@ line, so the start of a huge but honest file is still found.
 
 from __future__ import annotations
 
+# The documents' size cap is a default of the format table's rows (base/formats.py).
+from semlith.base.formats import MAX_DOCUMENT_BYTES as MAX_DOCUMENT_BYTES
+
 
 class Unreadable(Exception):
     """A file whose text cannot be extracted; str(exc) is the reason shown to users."""
 
 
 MAX_TEXT_CHARS = 4_000_000  # bound on any extractor's output (ingest/extract.py)
-
-# Office documents, books and mail are mostly images and fonts we never decompress; a
-# 30 MB slide deck is common and its text is a few KB. The walk's 8 MiB cap for other
-# files would skip them, so these formats may be this large (read once into memory).
-MAX_DOCUMENT_BYTES = 64 << 20
 
 # -- zip containers (docx, xlsx, pptx, odt, ods, odp, epub) -------------------------------
 # Read from the end-of-directory record before `zipfile` parses the directory: a 64 MiB

@@ -173,18 +173,19 @@ def _attachment(part: Message, out: Text, depth: int, level: int) -> None:
 
 
 def _attached_text(name: str, part: Message, out: Text, depth: int, level: int) -> None:
-    from semlith.ingest.formats import BY_LANGUAGE, extract_document
+    from semlith.base.formats import Kind
+    from semlith.ingest.formats import extract_document, format_of
 
     data = part.get_payload(decode=True)
-    language = language_of(name)
+    fmt = format_of(name)
     try:
         if not isinstance(data, bytes):
             raise Unreadable("no content")
-        if language is None or language.name not in BY_LANGUAGE:
+        if fmt is None or fmt.kind is not Kind.DOCUMENT:
             out.line(extract_text(name, data))  # text, code, PDF...: escaped as content
             return
         try:
-            text = extract_document(language.name, data, depth + 1)
+            text = extract_document(fmt.language, data, depth + 1)
         except Unreadable:
             raise
         except Exception as exc:  # as in extract_text: a bad file may fail anywhere

@@ -117,7 +117,12 @@ function hitItem(hit, i, open, pattern) {
   const [button, slot] = openButton(
     `Open ${hit.path} lines ${hit.start_line} to ${hit.end_line}`,
     `${hit.path}:${hit.start_line}-${hit.end_line}`, open, hit, 0);
-  const excerpt = hit.text.split("\n").slice(0, EXCERPT_LINES).join("\n");
+  // From the line the searcher chose to show (semlith/types/shown.py), as the CLI and the
+  // MCP answer show it; a hit of an older daemon has none: from its first line.
+  const lines = hit.text.split("\n");
+  const first = hit.line > hit.start_line && hit.line - hit.start_line < lines.length ?
+    hit.line - hit.start_line : 0;
+  const excerpt = lines.slice(first, first + EXCERPT_LINES).join("\n");
   return h("li", { "data-path": hit.path, "data-store": hit.store },
     h("div", { class: "hit-head" }, button, within(hit.kind, hit.symbol),
       h("span", { class: "muted" }, `#${i + 1}` +  // the 0-1 relevance, as the CLI (#23)

@@ -1,0 +1,55 @@
+"""The line a hit is shown by: chosen once, by the searcher, for every adapter.
+
+The MCP `locate` answer prints it after the hit's locator, the CLI starts the hit's
+excerpt at it, the portal too. Before, MCP showed the line sharing the most words with
+the question and the CLI started at the definition line, so one hit read differently in
+each. The rule keeps both: the line holding the most of the question's words (words as
+the keyword index reads them, `parse_args` -> parse, args; stopwords do not count unless
+the question is nothing else); among lines holding as many, or when none holds one, the
+definition's line (the first naming the hit's symbol); then the first non-blank line.
+The hit's header already names its definition, so a line with more of the question's
+words says more than the signature. Display only: the ranking never reads it.
+"""
+
+from __future__ import annotations
+
+from semlith.base.text import STOPWORDS, index_tokens
+from semlith.types import Hit
+
+
+def question_words(query: str) -> frozenset[str]:
+    """The words of a question that a shown line is scored by (read once per search)."""
+    found = frozenset(index_tokens(query.lower()))
+    return found - STOPWORDS or found
+
+
+def choose_line(text: str, start_line: int, symbol: str, asked: frozenset[str]) -> int:
+    """The number of the line of a hit's `text` (starting at `start_line`) to show
+    first, by the rule in the module docstring; `asked` is `question_words(query)`."""
+    best, best_key = start_line, (-1, False)
+    defined = False
+    for offset, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        names = bool(symbol) and not defined and symbol in line
+        defined = defined or names
+        key = (len(asked.intersection(index_tokens(line.lower()))), names)
+        if key > best_key:
+            best, best_key = start_line + offset, key
+    return best
+
+
+def shown_offset(hit: Hit) -> int:
+    """Where the shown line is in `hit.text.split("\\n")`. A hit from a daemon older than
+    the choice (`line` 0) shows its first non-blank line."""
+    lines = hit.text.split("\n")
+    offset = hit.line - hit.start_line
+    if hit.line and 0 <= offset < len(lines):
+        return offset
+    return next((n for n, line in enumerate(lines) if line.strip()), 0)
+
+
+def shown_line(hit: Hit) -> tuple[int, str]:
+    """The shown line's number and its text, stripped."""
+    offset = shown_offset(hit)
+    return hit.start_line + offset, hit.text.split("\n")[offset].strip()
