@@ -40,7 +40,7 @@ def test_a_hint_crosses_the_daemon_hop() -> None:
 
 def test_each_adapter_words_every_hint_in_its_own_terms() -> None:
     from semlith.cli.base import HINTS as CLI
-    from semlith.server.tools import HINTS as MCP
+    from semlith.server.registry import HINTS as MCP
 
     assert set(CLI) == set(MCP) == set(errors.Hint)
     assert not [w for w in CLI.values() if "semlith_" in w]
