@@ -176,7 +176,7 @@ class LocalCorpus:
               space: str = TEXT) -> Candidates:
         # Copies of a chunk score alike: equal scores by place, before the cut (ties.py).
         return settled(lambda n: self._dense(vector, n, sel, selected, space), k,
-                       self.places)
+                       lambda ids: q.place_order(self.catalog, ids))
 
     def _dense(self, vector: np.ndarray, k: int, sel: Selection, selected: int | None,
                space: str) -> Candidates:

@@ -11,7 +11,7 @@ import pytest
 
 from semlith.store.catalog import Catalog, ChunkRow
 from semlith.store.query import EVERYTHING, Selection, definitions, keyword_ids
-from semlith.store.ties import in_place, settled
+from semlith.store.ties import by_place, in_place, settled
 from semlith.types import ChunkPlace, Filters
 
 COPIES = [f"lib/v{n:03d}/notice.md" for n in range(150)]
@@ -39,7 +39,7 @@ def _places(cat: Catalog, rows: list[tuple[int, float]]) -> list[str]:
 
 @pytest.mark.parametrize("sel", [EVERYTHING, Selection.of(Filters(paths=("*.md",)))],
                          ids=["unfiltered", "filtered"])
-@pytest.mark.parametrize("k", [1, 10, 100, 151, 200])
+@pytest.mark.parametrize("k", [1, 10, 100, 140, 151, 200])
 def test_keyword_ties_are_cut_by_place_whatever_the_insertion_order(
         tmp_path: Path, sel: Selection, k: int) -> None:
     answers = []
@@ -86,11 +86,11 @@ def test_settled_reads_deeper_only_while_the_run_at_the_cut_goes_on() -> None:
     scores = {i: 0.5 for i in range(1, 41)} | {41: 0.9}
     paths = {i: f"p{100 - i:03d}" for i in scores}
     engine = Engine(scores)
-    got = settled(engine, 5, _places_of(paths))
+    got = settled(engine, 5, by_place(_places_of(paths)))
     assert [paths[i] for i, _ in got] == ["p059", "p060", "p061", "p062", "p063"]
     assert engine.asked == [6, 24, 96]  # k + 1, then four times deeper until the run ends
     engine = Engine({1: 0.9, 2: 0.8, 3: 0.7})
-    assert settled(engine, 2, _places_of(paths)) == [(1, 0.9), (2, 0.8)]
+    assert settled(engine, 2, by_place(_places_of(paths))) == [(1, 0.9), (2, 0.8)]
     assert engine.asked == [3]  # no tie at the cut: one call
 
 
@@ -103,7 +103,7 @@ def test_in_place_orders_each_run_and_leaves_unique_scores_unread() -> None:
         return _places_of(paths)(ids)
 
     entries = [(4, 0.9), (1, 0.5), (2, 0.5), (3, 0.1)]
-    assert in_place(entries, places) == [(4, 0.9), (2, 0.5), (1, 0.5), (3, 0.1)]
+    assert in_place(entries, by_place(places)) == [(4, 0.9), (2, 0.5), (1, 0.5), (3, 0.1)]
     assert read == [1, 2]
 
 

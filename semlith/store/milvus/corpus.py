@@ -21,7 +21,7 @@ from semlith.store import query as q
 from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus, StoreParts
 from semlith.store.milvus.space import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
-from semlith.store.ties import settled
+from semlith.store.ties import by_place, settled
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 # A `--path` selection of at most this share of the store's chunks (the catalog counts
@@ -60,9 +60,9 @@ class MilvusCorpus(LocalCorpus):
         # Milvus breaks ties by its segments: equal scores by place, before the cut.
         if ids is not None:
             return settled(lambda n: self.space.search(vector, n, allowlist=ids), k,
-                           self.places)
+                           by_place(self.places))
         return settled(lambda n: self.space.search(vector, n, filters=sel.filters), k,
-                       self.places)
+                       by_place(self.places))
 
     def keyword(self, query: KeywordText, k: int, sel: Selection) -> Candidates:
         # Milvus's BM25 over the same words the catalog indexes
@@ -70,8 +70,8 @@ class MilvusCorpus(LocalCorpus):
         ids = self._chosen(sel, self.selected(sel) if _paths(sel) else None)
         if ids is not None:
             return settled(lambda n: self.space.keyword(text, n, allowlist=ids), k,
-                           self.places)
-        return settled(lambda n: self.space.keyword(text, n, sel.filters), k, self.places)
+                           by_place(self.places))
+        return settled(lambda n: self.space.keyword(text, n, sel.filters), k, by_place(self.places))
 
     def _chosen(self, sel: Selection, selected: int | None) -> np.ndarray | None:
         """The selection's chunk ids, when a `--path` selects few enough of them that
