@@ -56,7 +56,7 @@ def test_quick_start_main_job_runs(tmp_path: Path) -> None:
 
 
 def test_the_readme_names_the_listed_mcp_tools() -> None:
-    from semlith.server.tools import LISTED
+    from semlith.server.mcp import LISTED
 
     assert set(re.findall(r"semlith_[a-z]+", README)) == LISTED
 

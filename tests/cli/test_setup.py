@@ -279,7 +279,7 @@ def test_json_carries_the_instructions(places: Path) -> None:
 def test_the_instruction_block_names_only_the_listed_tools() -> None:
     import re
 
-    from semlith.server.tools import LISTED
+    from semlith.server.mcp import LISTED
     from semlith.setup.instructions import BLOCK
 
     named = set(re.findall(r"semlith_[a-z]+", BLOCK))
