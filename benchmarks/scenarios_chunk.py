@@ -199,8 +199,9 @@ def hostile(ctx: Context, sizes: list[int]) -> Result:
 
     metrics.update({f"ordinary_index_{k}": v for k, v in
                     timed(ordinary, runs=3 if ctx.fast else 9, warmup=1).items()})
-    from scenarios_edges import hostile_graphs  # issue #47: answers on adversarial graphs
+    from scenarios_edges import hostile_answers, hostile_graphs  # issue #47: bounded answers
 
     metrics.update(hostile_graphs(ctx))
+    metrics.update(hostile_answers(ctx))
     ctx.log(f"hostile ordinary index: {metrics['ordinary_index_p50_ms']} ms p50")
     return {1: metrics}

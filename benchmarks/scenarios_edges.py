@@ -131,3 +131,51 @@ def hostile_graphs(ctx: Context) -> dict[str, int | bool]:
         out[f"graph_{name}_within"] = size <= limit
     library.close()
     return out
+
+
+def hostile_answers(ctx: Context) -> dict[str, int | bool]:
+    """Issue #47's non-graph answers on an adversarial store, as the MCP tools format
+    them (semlith/server/answers.py): a read of 21,000-character lines and of one line of
+    420,000, a search naming sections under a 40,000-character heading, a name defined in
+    forty files 2,600 characters deep, and `files` and `stats` over 181 stores. Each
+    answer's characters, whether it is within its bound (max_tokens, else 20,000
+    tokens) and ends saying what it left out. Functional, not timed."""
+    from scenarios_chunk import _filler_library
+
+    from semlith.server import answers
+    from semlith.types import Filters, Scope
+
+    root = ctx.workdir / "hostile-answers"
+    deep = "/".join(["d" * 200] * 13)
+    files = {"long.txt": ("walrus " * 3000 + "\n") * 50, "one.txt": "walrus " * 60_000 + "\n",
+             "doc.md": "# " + "heading " * 5000 + "\n\n"
+             + "".join(f"## part {i}\n\nwalrus notes {i}\n\n" for i in range(40))}
+    files |= {f"{deep}/m{i:02d}.py": f"def run():\n    return {i}\n" for i in range(40)}
+    # Other stores' roots as deep as SQLite opens a store in them (512 bytes a path).
+    part = "s" * max(20, (440 - len(str(ctx.workdir))) // 2)
+    files |= {f"../stores/{part}/{part}/store{n:03d}/a.txt": "walrus\n" for n in range(180)}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    library = _filler_library(str(ctx.workdir / "hostile-answers-h"))
+    library.index([str(root)])
+    for n in range(180):
+        library.index([str(ctx.workdir / "stores" / part / part / f"store{n:03d}")])
+    scope, every = Scope((str(root),)), Scope(("*",))
+    found = library.search("walrus notes", k=50, filters=Filters(("doc.md",)), scope=scope)
+    texts = {
+        "read_long_lines": answers.passage(library.read("long.txt", scope=scope)),
+        "read_one_line": answers.passage(library.read("one.txt", scope=scope)),
+        "search_sections": answers.locate(found.hits, "walrus notes", 2000, False),
+        "symbol_deep": answers.definitions(library.symbol("run", scope=scope), "run", False),
+        "files_stores": answers.files_text(library.files(scope=every), 5000),
+        "stats_stores": answers.stats_text(library.stats(scope=every)),
+    }
+    library.close()
+    out: dict[str, int | bool] = {}
+    for name, text in texts.items():
+        bound = 2000 * 4 if name.startswith("search") else answers.ANSWER_CHARS
+        out[f"answer_{name}_chars"] = len(text)
+        out[f"answer_{name}_within"] = len(text) <= bound
+        out[f"answer_{name}_says"] = text.splitlines()[-1].startswith("(")
+    return out

@@ -52,9 +52,10 @@ class Lists:
         With `records`, entries of equal score are put in the order of (path, first
         line), not of chunk id: copies of a file score alike, and their ids depend on
         the order a store was built in (a resumed store and a fresh one ranked them
-        differently, issue #26). A list that fills the head may hold more entries of its
-        last score than it returned; those keep the store's order, so a deeper fetch
-        never reorders the head (the top k stays a prefix of the top k + n)."""
+        differently, issue #26). A corpus returns its lists in that order already and
+        cuts them in it (store/ties.py, issue #47); this keeps any list so. The last run
+        of a list cut by the head keeps the list's order, so a deeper fetch never
+        reorders the head (the top k stays a prefix of the top k + n)."""
         def cut(entries: list[tuple[int, float]], read: bool = False) -> list[tuple[int, float]]:
             end = depth if wanted is None or not read else _extent(entries, depth, wanted,
                                                                    reach)

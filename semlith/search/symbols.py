@@ -72,7 +72,7 @@ def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
                 sel: Selection = EVERYTHING) -> dict[int, tuple[str, str]]:
     """Chunk id -> (name, kind) of the definitions a query's identifiers name, best first."""
     found: dict[int, tuple[str, str]] = {}
-    if not corpus.indexes_definitions:  # the chunks' symbols, in the engine's order
+    if not corpus.indexes_definitions:  # the chunks' symbols, by place
         for ident in idents:
             for row in corpus.definitions(ident.name, sel, want):
                 if row.chunk_id is not None:

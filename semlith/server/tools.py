@@ -19,7 +19,6 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from semlith.base.names import escape_name
 from semlith.server import answers
 from semlith.server.registry import (
     READ_ONLY,
@@ -94,43 +93,13 @@ async def semlith_files(
     """What is indexed (or, with skipped, what was left out and why)."""
     scope = await scope_of(ctx, stores)
     if skipped:
-        rows = [(s.store, f"{escape_name(s.path)}\t{s.reason}"
-                          f"{f' ({escape_name(s.detail)})' if s.detail else ''}")
-                for s in await call(ctx, "skipped", scope=scope)]
-    else:
-        rows = [(f.store, escape_name(f.path)
-                 + ("" if f.state == "indexed" else "\t(pending)"))
-                for f in await call(ctx, "files", scope=scope)]
-    lines: list[str] = []
-    for store in dict.fromkeys(name for name, _ in rows):
-        mine = [row for name, row in rows if name == store]
-        lines += [f"[{store}] " + (f"{len(mine)} skipped" if skipped else
-                                   counted(len(mine), "file")),
-                  *mine[:limit]]
-        if len(mine) > limit:
-            lines.append(f"({len(mine) - limit} more not shown; raise limit)")
-    return "\n".join(lines) or "No files."
+        return answers.skipped_text(await call(ctx, "skipped", scope=scope), limit)
+    return answers.files_text(await call(ctx, "files", scope=scope), limit)
 
 @tool(READ_ONLY)
 async def semlith_stats(ctx: Context, stores: Stores = []) -> str:  # noqa: B006
     """Stores served, their size, model, and whether indexing is running."""
-    out = []
-    for info in await call(ctx, "stats", scope=await scope_of(ctx, stores)):
-        if info.error:  # one store that failed does not hide the others (#47)
-            out.append(f"{info.name}: not counted: {info.error}")
-            continue
-        out.append(f"{info.name}: root {info.root}, {counted(info.files, 'file')} "
-                   f"({info.pending_files} pending), {counted(info.chunks, 'chunk')}"
-                   + (f" ({info.pending_chunks} not embedded yet)"
-                      if info.pending_chunks else "") + ", model "
-                   f"{info.model}, indexing {info.indexing}"
-                   + (f", {info.from_cache} chunks from the vector cache"
-                      if info.from_cache else "")
-                   + (f", vectors in {info.shards['backend']}"
-                      if "backend" in info.shards else ""))
-        if info.watch:
-            out.append("  " + info.watch_line)
-    return "\n".join(out)
+    return answers.stats_text(await call(ctx, "stats", scope=await scope_of(ctx, stores)))
 
 @tool(READ_ONLY)
 async def semlith_symbol(
@@ -176,13 +145,4 @@ async def semlith_outline(
 ) -> str:
     """A file's definitions in order (lines, kind, name, signature): its map."""
     found = await call(ctx, "outline", target, scope=await scope_of(ctx, stores))
-    lines: list[str] = []
-    used = 0
-    for d in found:
-        line = f"{d.start_line}-{d.end_line} {d.kind} {d.qualname or d.name} · {d.signature}"
-        used += len(line) // 4 + 1
-        if used > max_tokens:
-            lines.append(f"({len(found) - len(lines)} more definitions: raise max_tokens)")
-            break
-        lines.append(line)
-    return "\n".join(lines) or f"{target}: no definitions (cut as text, or prose)"
+    return answers.outline(found, target, max_tokens)

@@ -23,6 +23,7 @@ from semlith.store.catalog import FORMAT_VERSION
 from semlith.store.keywords import prune
 from semlith.store.query import EVERYTHING, Selection
 from semlith.store.rows import FileRecord, SkipRecord
+from semlith.store.ties import settled
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ TEXT = "text"
 # share of the store, over-fetch and check instead.
 ALLOWLIST_MAX_SHARE = 0.15
 ALLOWLIST_MAX_ROWS = 20_000
-Candidates = list[tuple[int, float]]  # (chunk id, score: higher is better), best first
+# (chunk id, score: higher is better), best first, equal scores in (path, first line)
+# order and cut in it: same content, same lists (store/ties.py).
+Candidates = list[tuple[int, float]]
 
 
 class KeywordText(Protocol):
@@ -171,6 +174,12 @@ class LocalCorpus:
 
     def dense(self, vector: np.ndarray, k: int, sel: Selection, selected: int | None,
               space: str = TEXT) -> Candidates:
+        # Copies of a chunk score alike: equal scores by place, before the cut (ties.py).
+        return settled(lambda n: self._dense(vector, n, sel, selected, space), k,
+                       lambda ids: q.place_order(self.catalog, ids))
+
+    def _dense(self, vector: np.ndarray, k: int, sel: Selection, selected: int | None,
+               space: str) -> Candidates:
         store = self.store
         if selected is None:
             return store.dense_search(vector, k, live=False, space=space)

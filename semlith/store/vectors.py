@@ -23,6 +23,7 @@ from semlith.store.exact import ExactSidecar
 from semlith.store.folder import EXACT_NAME, SHARDS_DIR, SPACES_DIR
 from semlith.store.rows import SpaceRecord
 from semlith.store.shards import SHARD_SPAN, ShardSet
+from semlith.store.ties import REACH
 
 # Candidates of the 4-bit scan rescored with exact vectors: recall@10 1.000 where the 4-bit
 # codes alone get 0.90-0.93 (docs/performance.md, "scan").
@@ -223,7 +224,7 @@ class LocalSpace:
         if not self.perf:
             return self._exact_scan(query, k, allowlist)
         try:
-            approx_scores, ids = self.shards.search(query, max(k, rescore), allowlist)
+            approx_scores, ids = self._scan(query, max(k, rescore), allowlist)
         except (ValueError, OSError) as exc:  # a shard corrupt on disk: answer exactly instead
             self.shards.note_unreadable(str(exc))
             return self._exact_scan(query, k, allowlist)
@@ -233,6 +234,24 @@ class LocalSpace:
             scores[found] = vectors @ query
         order = np.argsort(-scores, kind="stable")[:k]
         return [(int(ids[i]), float(scores[i])) for i in order]
+
+    def _scan(self, query: np.ndarray, n: int,
+              allowlist: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The 4-bit top `n`, and every chunk whose code scores as the n-th does: copies
+        of a chunk have one code, and turbovec breaks ties by the order the vectors were
+        added in, which differs between a fresh store and a resumed one (issue #47). Past
+        ties.REACH, its order decides."""
+        depth = n + 1
+        scores, ids = self.shards.search(query, depth, allowlist)
+        while n and len(ids) >= depth and scores[n - 1] == scores[-1] and depth < REACH:
+            depth = min(depth * 4, REACH)
+            scores, ids = self.shards.search(query, depth, allowlist)
+        if not n or len(ids) <= n:
+            return scores[:n], ids[:n]
+        end = int(np.searchsorted(-scores, -scores[n - 1], side="right"))
+        if end == len(ids) and len(ids) >= depth:
+            end = n  # the run goes on past REACH
+        return scores[:end], ids[:end]
 
     def _exact_scan(self, query: np.ndarray, k: int,
                     allowlist: np.ndarray | None) -> list[tuple[int, float]]:

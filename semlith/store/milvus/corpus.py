@@ -21,6 +21,7 @@ from semlith.store import query as q
 from semlith.store.corpus import TEXT, Candidates, KeywordText, LocalCorpus, StoreParts
 from semlith.store.milvus.space import MilvusSpace
 from semlith.store.query import EVERYTHING, Selection
+from semlith.store.ties import by_place, settled
 from semlith.types import ChunkPlace, ChunkRecord, Definition
 
 # A `--path` selection of at most this share of the store's chunks (the catalog counts
@@ -56,17 +57,21 @@ class MilvusCorpus(LocalCorpus):
         if space != TEXT:  # other spaces (images) stay local
             return super().dense(vector, k, sel, selected, space)
         ids = self._chosen(sel, selected)
+        # Milvus breaks ties by its segments: equal scores by place, before the cut.
         if ids is not None:
-            return self.space.search(vector, k, allowlist=ids)
-        return self.space.search(vector, k, filters=sel.filters)
+            return settled(lambda n: self.space.search(vector, n, allowlist=ids), k,
+                           by_place(self.places))
+        return settled(lambda n: self.space.search(vector, n, filters=sel.filters), k,
+                       by_place(self.places))
 
     def keyword(self, query: KeywordText, k: int, sel: Selection) -> Candidates:
         # Milvus's BM25 over the same words the catalog indexes
         text = f"{query.text}\n{query.split}"
         ids = self._chosen(sel, self.selected(sel) if _paths(sel) else None)
         if ids is not None:
-            return self.space.keyword(text, k, allowlist=ids)
-        return self.space.keyword(text, k, sel.filters)
+            return settled(lambda n: self.space.keyword(text, n, allowlist=ids), k,
+                           by_place(self.places))
+        return settled(lambda n: self.space.keyword(text, n, sel.filters), k, by_place(self.places))
 
     def _chosen(self, sel: Selection, selected: int | None) -> np.ndarray | None:
         """The selection's chunk ids, when a `--path` selects few enough of them that
@@ -81,10 +86,12 @@ class MilvusCorpus(LocalCorpus):
                     ) -> list[Definition]:
         if not self.mirror:
             return super().definitions(name, sel, limit)
-        # A mirror's definitions table is on the indexer's machine: its chunks' symbols.
+        # A mirror's definitions table is on the indexer's machine: its chunks' symbols,
+        # by place (the engine's order follows its segments).
+        rows = sorted(self.space.definitions(name, limit, sel.filters),
+                      key=lambda r: (r.path, r.start_line))
         return [Definition("", r.path, r.start_line, r.end_line, r.kind, r.symbol, r.symbol,
-                           "", r.id)
-                for r in self.space.definitions(name, limit, sel.filters)]
+                           "", r.id) for r in rows]
 
     def file_definitions(self, path: str) -> list[Definition]:
         if not self.mirror:
