@@ -13,6 +13,9 @@ words says more than the signature. Display only: the ranking never reads it.
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 from semlith.base.text import STOPWORDS, index_tokens
 from semlith.types import Hit
 
@@ -28,15 +31,26 @@ def choose_line(text: str, start_line: int, symbol: str, asked: frozenset[str]) 
     first, by the rule in the module docstring; `asked` is `question_words(query)`."""
     best, best_key = start_line, (-1, False)
     defined = False
-    for offset, line in enumerate(text.split("\n")):
+    finder = _finder(asked) if asked else None
+    # Lowered once; a line is tokenised only when one of the words is in it (most are
+    # not): 0.8 -> 0.2 ms for ten hits of 40 lines, each search.
+    for offset, (line, low) in enumerate(zip(text.split("\n"), text.lower().split("\n"),
+                                             strict=False)):
         if not line.strip():
             continue
         names = bool(symbol) and not defined and symbol in line
         defined = defined or names
-        key = (len(asked.intersection(index_tokens(line.lower()))), names)
-        if key > best_key:
-            best, best_key = start_line + offset, key
+        held = len(asked.intersection(index_tokens(low))) \
+            if finder is not None and finder.search(low) else 0
+        if (held, names) > best_key:
+            best, best_key = start_line + offset, (held, names)
     return best
+
+
+@lru_cache(maxsize=64)
+def _finder(asked: frozenset[str]) -> re.Pattern[str]:
+    """Whether a lowered line holds one of `asked` as a substring (a token needs that)."""
+    return re.compile("|".join(re.escape(w) for w in sorted(asked)))
 
 
 def shown_offset(hit: Hit) -> int:
