@@ -19,6 +19,7 @@ from semlith.base.text import (
     stem,
     words,
 )
+from semlith.ranking.evidence import MAX_TERMS, Evidence, read_evidence
 from semlith.ranking.platforms import named_platforms
 from semlith.ranking.versions import names_version
 
@@ -100,6 +101,8 @@ class Query:
     # Its words as file names are read (ranking/paths.py): camelCase words in their parts
     # (`toString` -> string, `HTTPAdapter` -> http, adapt), stopwords out, stems, doers.
     file_words: frozenset[str] = frozenset()
+    # A long question (an issue) or a traceback, read as evidence (ranking/evidence.py)
+    evidence: Evidence | None = None
 
     def wants(self, role: Role) -> bool:
         """Whether the question may want files of `role`: the source, or a role it names
@@ -108,10 +111,16 @@ class Query:
 
 
 def analyse(text: str) -> Query:
+    """A question read once. An issue or a traceback (`read_evidence`) names its code by
+    the names it points at, not by every identifier-shaped word in it, and asks for no
+    role: its words about tests, docs or a release describe what happened, and the
+    answer to "where is this broken" is the source (a test file, `.rst` page or `.po`
+    catalogue took an issue's first slots)."""
     tokens = words(text)
     raw = [w.lower() for w in tokens]
     kept = tuple(w for w in raw if w not in STOPWORDS) or tuple(raw)
-    idents = tuple(identifiers(text))
+    evidence = read_evidence(text)
+    idents = tuple(identifiers(text if evidence is None else " ".join(evidence.names)))
     shaped = {i.text for i in idents}
     plain = [w for w in text.split() if w.strip("`'\"(),.?") not in shaped]
     if idents and not any(words(w) for w in plain):
@@ -120,10 +129,13 @@ def analyse(text: str) -> Query:
         kind = QueryKind.MIXED
     else:
         kind = QueryKind.PHRASE
-    asks = _asks(raw)
+    asks = _asks(raw) if evidence is None else frozenset()
+    read = text if evidence is None else evidence.keywords()
+    terms = keyword_terms(read) if evidence is None else keyword_terms(read)[:MAX_TERMS]
     return Query(text, kept, frozenset(stem(w) for w in kept), idents, kind, asks,
-                 keyword_terms(text), split_identifiers(text), names_version(text),
-                 named_platforms(raw), _file_words(tokens))
+                 terms, split_identifiers(read), names_version(text),
+                 named_platforms(raw), _file_words(tokens if evidence is None else words(read)),
+                 evidence)
 
 
 def _file_words(tokens: list[str]) -> frozenset[str]:

@@ -115,7 +115,7 @@ class Searcher:
                 named = symbol_list(corpus, analysed.identifiers, want, sel) \
                     if self.weights.symbol and text else {}
                 if text and store.model not in vectors and corpus.has_chunks():
-                    vectors[store.model] = self.embedders.embed_query(store.model, query)
+                    vectors[store.model] = self._query_vector(store.model, query, analysed)
                 vector = vectors.get(store.model)
                 dense = [] if vector is None else corpus.dense(vector, want, sel, selected)
                 pictures = self._image_list(store, query, want, sel, selected)
@@ -126,6 +126,12 @@ class Searcher:
                     continue  # nothing in this store is about the query
                 hits.append(self._hits(label, store, analysed, lists, k))
         return hits
+
+    def _query_vector(self, model: str, query: str, analysed: Query) -> np.ndarray:
+        """The query's vector; an issue's (`analysed.evidence`) is its prose's first
+        piece's, short enough for the model to read whole (ranking/evidence.py)."""
+        pieces = analysed.evidence.prose if analysed.evidence is not None else ()
+        return self.embedders.embed_query(model, pieces[0] if pieces else query)
 
     @contextlib.contextmanager
     def _isolated(self, label: str) -> Iterator[None]:
