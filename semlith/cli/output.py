@@ -141,8 +141,9 @@ def hits(hits: Sequence[Hit], *, multi_store: bool, style: Style = PLAIN) -> str
         rest = hit.text.split("\n", shown_offset(hit))[-1]  # from the shown line on
         lines = [line for line in rest.splitlines() if line.strip()][:EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
+        stale = "  [changed since indexed]" if hit.changed else ""
         blocks.append(f"{where}{_locator(hit, style)}{title}{_relevance(hit, style)}"
-                      f"\n{excerpt}")
+                      f"{stale}\n{excerpt}")
     return "\n".join(blocks)
 
 

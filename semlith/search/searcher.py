@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, wait
@@ -191,6 +192,7 @@ class Searcher:
         readable = relevances(scores, cosine, floor)
         hits = []
         asked = question_words(query.text)
+        changed = _changed(store, {records[cid].path for cid, _ in ranked})
         for (cid, score), relevance, standing in zip(ranked, readable,
                                                       standings(scores, cosine, floor),
                                                       strict=True):
@@ -199,8 +201,28 @@ class Searcher:
             line = choose_line(rec.text, rec.start_line, symbol, asked)  # after ranking
             hits.append((standing, Hit(label, rec.path, rec.start_line, rec.end_line,
                                        round(score, 6), rec.text, symbol, kind, relevance,
-                                       line)))
+                                       line, rec.path in changed)))
         return hits
+
+
+def _changed(store: Store, paths: set[str]) -> set[str]:
+    """Which of the hits' files changed on disk since they were indexed (a stat each, by
+    size and mtime): the watcher has not caught up, or nobody watches. A store whose
+    files are on another machine (a mirror) cannot tell."""
+    if not store.corpus.reads_files:
+        return set()
+    out = set()
+    for path in paths:
+        record = store.corpus.file(path)
+        try:
+            st = os.stat(store.root / path)
+        except OSError:  # deleted or unreadable since: not what was indexed
+            out.add(path)
+            continue
+        if record is not None and (st.st_size, st.st_mtime_ns) != (record.size,
+                                                                   record.mtime_ns):
+            out.add(path)
+    return out
 
 
 def _settle(pending: Sequence[Future[Any] | None]) -> None:

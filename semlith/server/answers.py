@@ -73,7 +73,9 @@ def locate(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = 
         for hit in members:
             _, text = shown_line(hit)
             name = f" {label(hit.symbol)}" if hit.symbol else ""
-            lines.append(f"  {hit.start_line}-{hit.end_line}{name} · {text[:160]}")
+            stale = " [changed since indexed: semlith_read shows it now]" if hit.changed \
+                else ""
+            lines.append(f"  {hit.start_line}-{hit.end_line}{name}{stale} · {text[:160]}")
         kept = fitted(lines, room)
         if len(kept) < len(lines):
             if not out:  # the first file's hits that fit; its first, cut to what is left

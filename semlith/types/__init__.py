@@ -1,8 +1,7 @@
 """The values the library takes and returns, shared by every adapter (CLI, MCP, /api).
 
-Each is a frozen, slotted dataclass whose `as_json()` is its wire form: the daemon's
-JSON API sends it and the daemon-backed library rebuilds it with `from_json`, so the
-CLI, the MCP tools and `/api` cannot drift apart. Nothing here does I/O.
+Each is a frozen, slotted dataclass whose `as_json()` is its wire form (`from_json`
+rebuilds it), so the CLI, the MCP tools and `/api` cannot drift apart. No I/O here.
 """
 
 from __future__ import annotations
@@ -104,6 +103,7 @@ class Hit(Located):
     kind: str
     relevance: float | None = None  # 0-1, for people (ranking/relevance.py); not ranked by
     line: int = 0  # the line it is shown by (types/shown.py); 0 from an older daemon
+    changed: bool = False  # its file changed on disk since it was indexed (issue #45)
 
 
 @dataclass(frozen=True, slots=True)

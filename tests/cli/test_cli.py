@@ -14,7 +14,7 @@ from tests.cli_util import run
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol", "kind",
-            "relevance", "line"}  # #23 added relevance, #44 line; the first eight: the original
+            "relevance", "line", "changed"}  # #23 added relevance, #44 line, #45 changed
 
 
 @pytest.fixture
