@@ -166,7 +166,7 @@ def hostile_answers(ctx: Context) -> dict[str, int | bool]:
     texts = {
         "read_long_lines": answers.passage(library.read("long.txt", scope=scope)),
         "read_one_line": answers.passage(library.read("one.txt", scope=scope)),
-        "search_sections": answers.locate(found.hits, "walrus notes", 2000, False),
+        "search_sections": answers.locate(found.hits, 2000, False),
         "symbol_deep": answers.definitions(library.symbol("run", scope=scope), "run", False),
         "files_stores": answers.files_text(library.files(scope=every), 5000),
         "stats_stores": answers.stats_text(library.stats(scope=every)),
