@@ -79,6 +79,24 @@ def isolated(func: Callable[..., Any], *args: Any) -> Any:
         return pool.apply(func, args)
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS in MB since it started. Linux's `VmHWM` is the process's
+    own; `ru_maxrss` also counts the parent's memory at the fork before a spawned child's
+    exec (every `tables` row read 2,418 MB in a `--fast` run after scenarios that grew
+    the bench process), so it is the fallback only where /proc is missing."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource  # POSIX; the benchmarks that read a peak run there
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes / KiB
+
+
 def rss_mb() -> float:
     import psutil
 

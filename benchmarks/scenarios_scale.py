@@ -11,13 +11,12 @@
 - `repo`: the same figures for a real repository with the real model:
   `SEMLITH_BENCH_REPO=DIR` (docs/performance.md names the tree and commit measured).
 
-Peak RSS is the index process's own (`ru_maxrss`), read when the run ends.
+Peak RSS is the index process's own (`VmHWM`; harness.peak_rss_mb), read when the run ends.
 """
 
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import sys
 import time
@@ -25,7 +24,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from harness import Context, Metrics, Result, isolated, scenario, timed
+from harness import Context, Metrics, Result, isolated, peak_rss_mb, scenario, timed
 
 from semlith.base.settings import Settings
 from semlith.local import LocalLibrary
@@ -83,7 +82,7 @@ def _index(root: str, home: str, stand_in: bool) -> Metrics:
 
     report = lib.index([root], on_progress=record)
     total = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_rss_mb()
     read_s = marks.get("last_read", total)
     embed_s = total - marks.get("first_embed", total)
     folder = Path(root) / ".semlith"
@@ -254,7 +253,7 @@ def _table_once(folder: str, home: str, stand_in: bool) -> Metrics:
     lib.close()
     return {"chunks": report.chunks, "seconds": round(seconds, 1),
             "cut": next(iter(stats.chunked_by)),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+            "peak_rss_mb": round(peak_rss_mb())}
 
 
 @scenario("tables", sizes=[400_000], fast_sizes=[20_000])
@@ -298,7 +297,7 @@ def _watch_rounds(folder: str, home: str, rounds: int) -> Metrics:
         with path.open("a") as f:
             f.write(f"\n// edit {r}\n" if path.suffix != ".py" else f"\n# edit {r}\n")
         Indexer(store, root, StandIn).run([path])
-        peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        peaks.append(peak_rss_mb())
     store.close()
     return {"first_rss_mb": round(peaks[0]), "last_rss_mb": round(peaks[-1]),
             "growth_mb": round(peaks[-1] - peaks[0])}
