@@ -83,6 +83,8 @@ def line_windows(text: str, *, first_line: int = 1, max_chars: int = MAX_CHARS,
                 size + len(lines[end]) + 1 <= max_chars:
             size += len(lines[end]) + 1
             end += 1
+        if end == start:  # a line of exactly max_chars (its newline would not fit): alone,
+            end += 1  # or the window never moved and the run hung (sympy's rubi rules)
         body = "\n".join(lines[start:end])
         if body.strip():
             chunks.append(Chunk(first_line + start, first_line + end - 1, body))

@@ -43,3 +43,13 @@ def test_context_is_only_in_the_embedding_text() -> None:
     assert chunk.embedding_text() == "class Router\ndef add_route(self):"
     assert chunk.text == "def add_route(self):"
 
+
+
+def test_a_line_of_exactly_the_window_size_is_a_window_of_its_own() -> None:
+    from semlith.ingest.chunk import MAX_CHARS
+
+    exact = "x" * MAX_CHARS  # its newline does not fit beside it: the window hung before
+    windows = line_windows(f"a\n{exact}\nb", max_chars=MAX_CHARS)
+    assert [(w.start_line, w.end_line) for w in windows] == [(1, 1), (2, 2), (3, 3)]
+    assert windows[1].text == exact
+    assert line_windows(exact * 1 + "\n" + exact, max_chars=MAX_CHARS)[-1].text == exact
