@@ -26,6 +26,7 @@ import tarfile
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,22 +107,28 @@ def index_copy(source: Path, work: Path) -> Path:
     return root
 
 
-def claims_of(store: Store) -> list[dict[str, Any]]:
-    """Every stored call resolved, as score.py's claims."""
+def resolved_calls(store: Store) -> Iterator[tuple[dict[str, Any], Any, Resolver]]:
+    """Every stored call the resolver resolves: (its site as a claim's fields, the
+    resolution, the resolver). graph_lsp.py reads its claims from the same walk."""
     resolver = Resolver(store.graph)
-    out: list[dict[str, Any]] = []
     for f in resolver.modules.all_files():
         for call in store.graph.file_edges(f.id).calls:
             res = resolver.resolve(f.id, call)
-            if res is None:
-                continue
-            site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
-            if res.settled and len(res.targets) == 1:
-                t = res.targets[0]
-                out.append({**site, "callee_path": t.path, "callee_start_line": t.line})
-            else:  # ambiguous, or a name bound to each of several (`h = md5` / `h = sha`)
-                out.append({**site, "candidates": [
-                    {"callee_path": t.path, "callee_start_line": t.line} for t in res.targets]})
+            if res is not None:
+                yield ({"caller_path": f.path, "call_line": call.line,
+                        "status": str(res.status)}, res, resolver)
+
+
+def claims_of(store: Store) -> list[dict[str, Any]]:
+    """Every stored call resolved, as score.py's claims."""
+    out: list[dict[str, Any]] = []
+    for site, res, _ in resolved_calls(store):
+        if res.settled and len(res.targets) == 1:
+            t = res.targets[0]
+            out.append({**site, "callee_path": t.path, "callee_start_line": t.line})
+        else:  # ambiguous, or a name bound to each of several (`h = md5` / `h = sha`)
+            out.append({**site, "candidates": [
+                {"callee_path": t.path, "callee_start_line": t.line} for t in res.targets]})
     return out
 
 

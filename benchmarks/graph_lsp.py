@@ -32,11 +32,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "graph_reference")]
 
-from graph import SETTINGS, index_copy  # noqa: E402
+from graph import SETTINGS, index_copy, resolved_calls  # noqa: E402
 from reference import load  # noqa: E402
 from score import _claim, report, score  # noqa: E402
 
-from semlith.graph.resolve import Resolver  # noqa: E402
 from semlith.store import Store  # noqa: E402
 
 # name -> (pip requirement, the folder analysed under the sdist's root)
@@ -77,18 +76,10 @@ def reference_of(name: str, root: Path, into: Path) -> Path:
 
 def claims_of(store: Store) -> list[dict[str, Any]]:
     """Every stored call resolved, a class's call as the constructor it runs."""
-    resolver = Resolver(store.graph)
-    out: list[dict[str, Any]] = []
-    for f in resolver.modules.all_files():
-        for call in store.graph.file_edges(f.id).calls:
-            res = resolver.resolve(f.id, call)
-            if res is None:
-                continue
-            site = {"caller_path": f.path, "call_line": call.line, "status": str(res.status)}
-            runs = [resolver.runs(t) for t in res.targets]
-            out.append({**site, "candidates": [
-                {"callee_path": t.path, "callee_start_line": t.line} for t in runs]})
-    return out
+    return [{**site, "candidates": [
+        {"callee_path": t.path, "callee_start_line": t.line}
+        for t in (resolver.runs(target) for target in res.targets)]}
+        for site, res, resolver in resolved_calls(store)]
 
 
 def check(name: str, downloads: Path, work: Path) -> dict[str, Any]:
