@@ -130,7 +130,8 @@ def test_a_vanished_root_stops_its_observer_without_holding_the_watcher(
     dispatched: list[bool] = []
 
     class Dispatching:
-        def schedule(self, handler: object, path: str, recursive: bool = False) -> None:
+        def schedule(self, handler: object, path: str, recursive: bool = False,
+                     event_filter: object = None) -> None:
             self.handler, self.path = handler, path
 
         def start(self) -> None:
@@ -341,3 +342,32 @@ def test_saves_that_kept_coming_while_a_file_was_held_keep_it_hot(tmp_path: Path
         watcher._note_written(["a.py"], 4.1, since=1.2)  # saves 1.2 ... 3.6, held
         watcher._note("a.py", 4.2)
         assert watcher._due(4.2) == pytest.approx(2.9)
+
+
+def test_reads_are_not_asked_of_the_os(tmp_path: Path) -> None:
+    """The watcher asks the OS for changes only: files opened and read (a grep, `read`,
+    an indexing pass) deliver no event to its thread, which took the GIL for each; a
+    write still does."""
+    from watchdog.observers import Observer
+
+    target = tmp_path / "a.py"
+    target.write_text("x = 1\n")
+    seen: list[str] = []
+
+    class Recording:
+        def dispatch(self, event: object) -> None:
+            seen.append(getattr(event, "event_type", ""))
+
+    observer = Observer()
+    observer.schedule(Recording(), str(tmp_path), recursive=True,
+                      event_filter=watch_module._changes())
+    observer.start()
+    try:
+        for _ in range(20):
+            target.read_bytes()
+        target.write_text("x = 2\n")
+        eventually(lambda: "modified" in seen or "closed" in seen)
+    finally:
+        observer.stop()
+        observer.join(timeout=10)
+    assert not {"opened", "closed_no_write"} & set(seen), seen
