@@ -24,7 +24,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from semlith.base.languages import language_of
 from semlith.ingest.credentials import Rule, redaction_rules, token_rules
@@ -285,6 +285,28 @@ def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
 @functools.cache
 def rules_fingerprint() -> str:
     """Names the rules in force: this module's revision and detect-secrets' version."""
+    return f"{RULES_REVISION}:{_detect_secrets_version()}"
+
+
+_VERSION_LINE = re.compile(r"""^VERSION\s*=\s*['"]([^'"]+)['"]""", re.M)
+
+
+def _detect_secrets_version() -> str:
+    """detect-secrets' version from its `__version__.py`, found without importing the
+    package (its `__init__` loads every plugin and `requests`) or `importlib.metadata`
+    (10 ms of a fresh CLI's grep, which compares this with each file's record, issue
+    #45); from the installed metadata when that file cannot be read."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("detect_secrets")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            found = _VERSION_LINE.search(
+                (Path(folder) / "__version__.py").read_text(encoding="utf-8"))
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
     from importlib.metadata import version
 
-    return f"{RULES_REVISION}:{version('detect-secrets')}"
+    return version("detect-secrets")

@@ -12,6 +12,7 @@ after its vectors are durable (the crash protocol, store/checkpoint.py).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import time
@@ -27,7 +28,6 @@ from semlith.store.catalog import CATALOG_NAME, Catalog
 from semlith.store.checkpoint import checkpoint, recover
 from semlith.store.corpus import Corpus, LocalCorpus
 from semlith.store.folder import SPACES_DIR, make_private
-from semlith.store.graph import GraphStore
 from semlith.store.locate import store_exists
 from semlith.store.lock import WriterLock
 from semlith.store.query import paths_under
@@ -36,6 +36,7 @@ from semlith.store.rows import SpaceRecord
 if TYPE_CHECKING:  # the vector modules load numpy and turbovec: only a store that
     import numpy as np  # searches or writes vectors imports them (issue #45)
 
+    from semlith.store.graph import GraphStore
     from semlith.store.milvus.space import MilvusSpace
     from semlith.store.vectors import VectorSpace
 
@@ -70,11 +71,18 @@ class Store:
             self._spaces = {TEXT: vectors}
         else:
             self.corpus = LocalCorpus(self)
-        # The code graph's reads (store/graph.py); a mirror's edges are not here.
-        self.graph = GraphStore(catalog, has_edges=not self._mirror)
         self.recovered: dict[str, int] = {}
         self._root: Path | None = None
         self._name: str | None = None
+
+    @functools.cached_property
+    def graph(self) -> GraphStore:
+        """The code graph's reads (store/graph.py); a mirror's edges are not here. Made
+        on first use: a grep or a search from a fresh CLI does not import the graph's
+        rows (~8 ms, issue #45)."""
+        from semlith.store.graph import GraphStore
+
+        return GraphStore(self.catalog, has_edges=not self._mirror)
 
     # -- lifecycle -----------------------------------------------------------------------
 

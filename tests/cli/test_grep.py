@@ -153,7 +153,8 @@ NOT_FOR_GREP = ("semlith.embed", "semlith.search", "semlith.ranking", "semlith.g
                 "semlith.index.indexer", "semlith.remote", "semlith.store.milvus",
                 "semlith.cli.daemon", "semlith.cli.index", "onnxruntime", "fastembed",
                 "tree_sitter", "mcp", "starlette", "uvicorn", "pydantic", "numpy", "turbovec",
-                "semlith.store.vectors", "semlith.ingest.graph.extract", "semlith.ingest.plan")
+                "semlith.store.vectors", "semlith.ingest.graph.extract", "semlith.ingest.plan",
+                "semlith.store.graph", "semlith.store.edges", "importlib.metadata")
 
 
 def test_a_grep_from_a_fresh_cli_imports_only_what_it_needs(tree: Path) -> None:  # noqa: F811

@@ -363,3 +363,15 @@ def test_the_cli_says_what_was_withheld(tree: Path, monkeypatch: pytest.MonkeyPa
     stats = runner.invoke(main, ["stats"], obj=app).output
     assert "withheld   7 secret files (`files --skipped`), 8 credential-shaped strings " \
         "redacted in 2 files" in stats
+
+
+def test_the_rules_fingerprint_names_the_installed_detect_secrets() -> None:
+    """Read from the package's `__version__.py` without importing it (issue #45): the
+    same version its installed metadata gives, so stores fingerprinted either way
+    agree."""
+    from importlib.metadata import version
+
+    from semlith.ingest import secrets
+
+    assert secrets._detect_secrets_version() == version("detect-secrets")
+    assert secrets.rules_fingerprint().endswith(":" + version("detect-secrets"))
