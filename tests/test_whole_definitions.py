@@ -191,3 +191,15 @@ def test_rebuilt_joins_the_pieces_of_a_long_line_and_fills_blank_gaps() -> None:
     assert rebuilt(chunks[:3], 1, 6) is None  # the chunks stop before its last line
     assert rebuilt([chunk(5, 1, 3, "one line")], 1, 3) is None  # not its lines
     assert WHOLE_CHARS >= 40 * WHOLE_LINES  # room for lines of an ordinary width
+
+
+def test_whole_off_shows_the_chunks_found_named_as_parts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEMLITH_RANKING", "whole=0")
+    (tmp_path / "off").mkdir()
+    (tmp_path / "off" / "routing.py").write_text(_source())
+    library = LocalLibrary(Settings.load(), embedder_factory=lambda n: HashEmbedder(n))
+    library.index([str(tmp_path / "off")])
+    first = search(library, "zebra converter")[0]
+    assert first.start_line > 4 and first.end_line == 32 and first.found == (0, 0)
+    assert title(first) == "compile_pattern (part of 4-32)"

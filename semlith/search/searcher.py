@@ -184,7 +184,8 @@ class Searcher:
         between (a writer committed) is left out."""
         corpus = store.corpus
         found = places(query, lists, corpus.places, self.weights, k)
-        shown = answers(corpus, rank(query, lists, found, self.weights), k, lists.symbol)
+        shown = answers(corpus, rank(query, lists, found, self.weights), k, lists.symbol,
+                        widen=bool(self.weights.whole))
         nearest = lists.dense or lists.image  # an image search has only the image list
         cosine = nearest[0][1] if nearest else None
         floor = relevance_floor(store.model) if lists.dense else None

@@ -61,12 +61,13 @@ class Shown:
 
 
 def answers(corpus: Corpus, ranked: Sequence[tuple[int, float]], k: int,
-            labels: Mapping[int, tuple[str, str]]) -> list[Shown]:
+            labels: Mapping[int, tuple[str, str]], *, widen: bool = True) -> list[Shown]:
     """The first `k` hits of `ranked` (chunk id, score) as they are shown, fragments of
     one shown definition merged into it (the module docstring). `labels`: a chunk found
-    by name -> that definition's (name, kind). Reads the candidates' records, their
-    definitions and the widened lines in one query each, a round for the top `k` and
-    another only when a merge left room."""
+    by name -> that definition's (name, kind). Without `widen` (SEMLITH_RANKING=whole=0)
+    every hit is its chunk. Reads the candidates' records, their definitions and the
+    widened lines in one query each, a round for the top `k` and another only when a
+    merge left room."""
     kept: list[Shown] = []
     at = 0
     while len(kept) < k and at < len(ranked):
@@ -78,7 +79,7 @@ def answers(corpus: Corpus, ranked: Sequence[tuple[int, float]], k: int,
         chosen = {cid: _definition(records[cid], labels.get(cid), around.get(cid, []))
                   for cid, _ in batch}
         texts = _texts(corpus, [_span(records[cid], d) for cid, d in chosen.items()
-                                if d is not None and _widens(records[cid], d)])
+                                if widen and d is not None and _widens(records[cid], d)])
         for cid, score in batch:
             shown = _shown(cid, score, records[cid], labels.get(cid), chosen[cid], texts,
                            kept)
