@@ -16,6 +16,12 @@ divided by the ideal DCG, sum of 1 / log2(r + 1) for r = 1 .. min(k, number of t
 
 hit@n is 1 when any of the top n hits covers any target (relevant or secondary), else 0.
 
+definition@1 is measured over the questions with a span target (22 of 546: a definition,
+or its first lines): the share whose first hit is in a span's file and holds every line
+of the span (`definition@1`), or overlaps it (`definition@1 overlap`, what hit@1 counts
+for them), beside the share whose first hit is in a span's file (`file@1`). A whole
+definition as the answer reads 1 on all three; a fragment of it, 0 on the first.
+
 A question whose targets are all missing on disk (no file at corpus folder / path) is
 excluded; the count is reported per corpus. Means over corpora weigh corpora equally.
 
@@ -95,6 +101,7 @@ class Scored:
     ndcg: float
     hits: dict[int, int]  # n -> hit@n
     top: tuple[Locator, ...]
+    definition: dict[str, int] | None = None  # definition_at_1's, for a span question
 
 
 # --- the metric ---------------------------------------------------------------------------
@@ -133,6 +140,27 @@ def ndcg_at_k(hits: Sequence[Locator], targets: Sequence[Target], k: int = 10) -
 def hit_at_k(hits: Sequence[Locator], targets: Sequence[Target], k: int) -> int:
     """1 when any of the top k hits covers any target, else 0."""
     return int(any(covers(h, t) for h in hits[:k] for t in targets))
+
+
+DEFINITION_KEYS = ("file@1", "definition@1", "definition@1 overlap")
+
+
+def definition_at_1(hits: Sequence[Locator], targets: Sequence[Target]
+                    ) -> dict[str, int] | None:
+    """For a question with span targets, whether its first hit is in a span's file,
+    holds a span's every line, overlaps a span (1 or 0 each); None without a span."""
+    spans = [(t.path, t.start_line, t.end_line) for t in targets
+             if t.start_line is not None and t.end_line is not None]
+    if not spans:
+        return None
+    if not hits:
+        return dict.fromkeys(DEFINITION_KEYS, 0)
+    path, start, end = hits[0]
+    same = [(first, last) for where, first, last in spans if paths_match(path, where)]
+    return {"file@1": int(bool(same)),
+            "definition@1": int(any(start <= first and last <= end for first, last in same)),
+            "definition@1 overlap": int(any(start <= last and first <= end
+                                            for first, last in same))}
 
 
 # --- the development set ------------------------------------------------------------------
@@ -410,7 +438,8 @@ def semlith_factory(workdir: Path, k: int, cache: Path | None = None,
 
 def score(question: Question, method: str, top: list[Locator], k: int) -> Scored:
     hits = {n: hit_at_k(top, question.targets, n) for n in (1, 5, k)}
-    return Scored(question, method, ndcg_at_k(top, question.targets, k), hits, tuple(top[:k]))
+    return Scored(question, method, ndcg_at_k(top, question.targets, k), hits, tuple(top[:k]),
+                  definition_at_1(top, question.targets))
 
 
 def run_method(method: str, prepare: Callable[[Corpus], AbstractContextManager[Searcher]],
@@ -443,6 +472,15 @@ def summarise(rows: Sequence[Scored], k: int) -> dict[str, float | int]:
     return out
 
 
+def summarise_definitions(rows: Sequence[Scored]) -> dict[str, float | int]:
+    """definition@1 and its neighbours over the rows with a span target, and their number."""
+    spans = [r.definition for r in rows if r.definition is not None]
+    if not spans:
+        return {"n": 0}
+    return {**{key: float(np.mean([d[key] for d in spans])) for key in DEFINITION_KEYS},
+            "n": len(spans)}
+
+
 def aggregate(rows: Sequence[Scored], corpora: Sequence[Corpus], k: int) -> dict[str, Any]:
     """One method's report: per corpus, per category, mean over questions and over corpora."""
     per_corpus = {c.name: summarise([r for r in rows if r.question.corpus == c.name], k)
@@ -454,7 +492,10 @@ def aggregate(rows: Sequence[Scored], corpora: Sequence[Corpus], k: int) -> dict
                     for key in scored[0] if key != "n"} if scored else {}
     return {"mean_over_questions": summarise(rows, k),
             "mean_over_corpora": {**over_corpora, "n": len(scored)},
-            "per_corpus": per_corpus, "per_category": per_category}
+            "per_corpus": per_corpus, "per_category": per_category,
+            "definitions": {"all": summarise_definitions(rows), **{
+                cat: summarise_definitions([r for r in rows if r.question.category == cat])
+                for cat in CATEGORIES}}}
 
 
 def print_table(report: dict[str, dict[str, Any]], excluded: dict[str, int], k: int) -> None:
@@ -481,6 +522,11 @@ def print_table(report: dict[str, dict[str, Any]], excluded: dict[str, int], k: 
     print("-" * len(head))
     line("mean over questions", "mean_over_questions", None, str(sum(excluded.values())))
     line("mean over corpora", "mean_over_corpora", None, "")
+    for method, r in report.items():
+        d = r.get("definitions", {}).get("all", {"n": 0})
+        if d["n"]:
+            print(f"{method}: over the {d['n']} questions with a span: " + ", ".join(
+                f"{key} {d[key]:.3f}" for key in DEFINITION_KEYS))
 
 
 def locator_text(loc: Locator) -> str:
@@ -490,7 +536,7 @@ def locator_text(loc: Locator) -> str:
 def per_query_json(rows: Sequence[Scored]) -> list[dict[str, Any]]:
     return [{"corpus": r.question.corpus, "query": r.question.query,
              "category": r.question.category, "method": r.method, "ndcg": round(r.ndcg, 6),
-             **{f"hit@{n}": v for n, v in r.hits.items()},
+             **{f"hit@{n}": v for n, v in r.hits.items()}, **(r.definition or {}),
              "top": [locator_text(loc) for loc in r.top]} for r in rows]
 
 

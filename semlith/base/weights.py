@@ -30,6 +30,7 @@ class Weights:
     priors: float = 1.0  # file-role priors: an exponent on their factors (priors.py)
     files: float = 0.2  # file-level evidence: a multiple of the best score (files.py)
     image: float = 1.0  # the image space's list (CLIP; docs/images.md): not tuned yet
+    whole: float = 1.0  # a hit shows its whole definition where it fits (search/whole.py)
 
     @classmethod
     def parse(cls, text: str) -> Weights:

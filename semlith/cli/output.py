@@ -22,7 +22,7 @@ import click
 from semlith.base.names import escape_name
 from semlith.cli.colour import Style
 from semlith.types import Hit, Passage, Progress, StoreStats, counted
-from semlith.types.shown import shown_offset
+from semlith.types.shown import shown_offset, title
 
 EXCERPT_LINES = 3
 PLAIN_EVERY_S = 5.0  # a line this often when piped, after the first (printed at once)
@@ -137,12 +137,13 @@ def hits(hits: Sequence[Hit], *, multi_store: bool, style: Style = PLAIN) -> str
             blocks.append(f"{where}{paint(escape_name(hit.path), 'path')}{shown}"
                           f"{_relevance(hit, style)}")
             continue
-        title = f" {paint(hit.symbol, 'symbol')}" if hit.symbol else ""
+        name = title(hit)  # `Router.app`, or `Router (part of 566-747)`
+        name = f" {paint(name, 'symbol')}" if name else ""
         rest = hit.text.split("\n", shown_offset(hit))[-1]  # from the shown line on
         lines = [line for line in rest.splitlines() if line.strip()][:EXCERPT_LINES]
         excerpt = "\n".join(f"    {line[:120]}" for line in lines)
         stale = "  [changed since indexed]" if hit.changed else ""
-        blocks.append(f"{where}{_locator(hit, style)}{title}{_relevance(hit, style)}"
+        blocks.append(f"{where}{_locator(hit, style)}{name}{_relevance(hit, style)}"
                       f"{stale}\n{excerpt}")
     return "\n".join(blocks)
 

@@ -29,6 +29,7 @@ from semlith.ranking.pipeline import REACH, places, rank
 from semlith.ranking.query import Query, analyse
 from semlith.ranking.relevance import merged, relevances, standings
 from semlith.search.symbols import symbol_list
+from semlith.search.whole import answers
 from semlith.store import Store
 from semlith.store.query import Selection
 from semlith.types import Filters, Hit
@@ -176,32 +177,30 @@ class Searcher:
 
     def _hits(self, label: str, store: Store, query: Query, lists: Lists, k: int
               ) -> list[tuple[float, Hit]]:
-        """One store's hits, each with its standing across stores (`merged`). A chunk
-        found by name is labelled with that definition. The candidates' places are read
-        for the ranking, the texts of its top `k` only; a chunk removed in between (a
-        writer committed) is left out."""
+        """One store's hits, each with its standing across stores (`merged`). The
+        candidates' places are read for the ranking; its top `k` are shown as whole
+        definitions where they fit, fragments of one merged (search/whole.py), named by
+        their definition (a chunk found by name, by that one). A chunk removed in
+        between (a writer committed) is left out."""
         corpus = store.corpus
         found = places(query, lists, corpus.places, self.weights, k)
-        ranked = rank(query, lists, found, self.weights)[:k]
-        records = corpus.records([cid for cid, _ in ranked])
-        ranked = [(cid, score) for cid, score in ranked if cid in records]
+        shown = answers(corpus, rank(query, lists, found, self.weights), k, lists.symbol,
+                        widen=bool(self.weights.whole))
         nearest = lists.dense or lists.image  # an image search has only the image list
         cosine = nearest[0][1] if nearest else None
         floor = relevance_floor(store.model) if lists.dense else None
-        scores = [score for _, score in ranked]
+        scores = [s.score for s in shown]
         readable = relevances(scores, cosine, floor)
         hits = []
         asked = question_words(query.text)
-        changed = _changed(store, {records[cid].path for cid, _ in ranked})
-        for (cid, score), relevance, standing in zip(ranked, readable,
-                                                      standings(scores, cosine, floor),
-                                                      strict=True):
-            rec = records[cid]
-            symbol, kind = lists.symbol.get(cid, (rec.symbol, rec.kind))
-            line = choose_line(rec.text, rec.start_line, symbol, asked)  # after ranking
-            hits.append((standing, Hit(label, rec.path, rec.start_line, rec.end_line,
-                                       round(score, 6), rec.text, symbol, kind, relevance,
-                                       line, rec.path in changed)))
+        changed = _changed(store, {s.record.path for s in shown})
+        for s, relevance, standing in zip(shown, readable, standings(scores, cosine, floor),
+                                          strict=True):
+            line = choose_line(s.text, s.start_line, s.name, asked)  # after ranking
+            hits.append((standing, Hit(label, s.record.path, s.start_line, s.end_line,
+                                       round(s.score, 6), s.text, s.symbol, s.kind,
+                                       relevance, line, s.record.path in changed,
+                                       s.definition, s.found)))
         return hits
 
 

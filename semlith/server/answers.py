@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from semlith.base.names import escape_name
 from semlith.types import Definition, FileEntry, Hit, Passage, SkipEntry, StoreStats, counted
 from semlith.types.grep import Matches, rows
-from semlith.types.shown import shown_line
+from semlith.types.shown import fragment, part_note, shown_line
 
 CHARS_PER_TOKEN = 4  # the usual bytes/4 estimate, as the graph's budgets count
 # An answer without a max_tokens argument (read, symbol, files, stats) stays within
@@ -72,7 +72,7 @@ def locate(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = 
         lines = [header]
         for hit in members:
             _, text = shown_line(hit)
-            name = f" {label(hit.symbol)}" if hit.symbol else ""
+            name = _named(hit)
             stale = " [changed since indexed: semlith_read shows it now]" if hit.changed \
                 else ""
             lines.append(f"  {hit.start_line}-{hit.end_line}{name}{stale} · {text[:160]}")
@@ -152,24 +152,44 @@ def _left_out(notes: Sequence[str], *parts: str) -> str:
 
 def excerpts(hits: Sequence[Hit], max_tokens: int, multi_store: bool, note: str = "") -> str:
     """Each hit's locator and text, until the token budget is spent (the first hit's
-    text cut to fit; its locator never)."""
+    text cut to fit; its locator never). A hit that can show its whole definition
+    (search/whole.py) shows it only where the budget still holds it after the hits
+    that fit as the chunks the ranking found: a whole definition never pushes a hit
+    out; the best hits widen first."""
     if not hits:
         return _noted("Nothing relevant found.", note)
-    out: list[str] = []
     room = _room(max_tokens, note)
-    for n, hit in enumerate(hits):
-        where = hit.store_locator if multi_store else hit.locator
-        block = f"{escape_name(where)}{' ' + label(hit.symbol) if hit.symbol else ''}\n" \
-                f"{hit.text}\n"
-        if len(block) + 1 > room:
-            if out:
-                out.append(f"({counted(len(hits) - n, 'more hit')} left out to stay within "
-                           f"max_tokens={max_tokens})")
-                break
-            block = block[:max(room - 2, len(escape_name(where)))] + "\n"
-        out.append(block)
-        room -= len(block) + 1
+    parts = [fragment(hit) for hit in hits]
+    blocks = [_block(hit, multi_store) for hit in parts]
+    fit = used = 0
+    for block in blocks:
+        if used + len(block) + 1 > room:
+            break
+        fit, used = fit + 1, used + len(block) + 1
+    if not fit:  # the first hit's chunk, cut to fit; its locator never
+        where = escape_name(parts[0].store_locator if multi_store else parts[0].locator)
+        blocks, fit = [blocks[0][:max(room - 2, len(where))] + "\n"], 1
+    for n, hit in enumerate(hits[:fit]):
+        whole = _block(hit, multi_store) if hit.found[0] else blocks[n]
+        if whole is not blocks[n] and used + len(whole) - len(blocks[n]) <= room:
+            used += len(whole) - len(blocks[n])
+            blocks[n] = whole
+    out = blocks[:fit]
+    if fit < len(hits):
+        out.append(f"({counted(len(hits) - fit, 'more hit')} left out to stay within "
+                   f"max_tokens={max_tokens})")
     return _noted("\n".join(out), note)
+
+
+def _block(hit: Hit, multi_store: bool) -> str:
+    where = hit.store_locator if multi_store else hit.locator
+    return f"{escape_name(where)}{_named(hit)}\n{hit.text}\n"
+
+
+def _named(hit: Hit) -> str:
+    """` Router.app` or ` Router (part of 566-747)` (types/shown.py), the name cut to
+    LABEL_CHARS; nothing for a hit outside any definition."""
+    return f" {label(hit.symbol)}{part_note(hit)}" if hit.symbol else ""
 
 
 def _noted(text: str, note: str) -> str:

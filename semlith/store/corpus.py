@@ -96,6 +96,16 @@ class Corpus(Protocol):
         """The chunks among `ids` that exist."""
         ...
 
+    def definitions_around(self, ids: Sequence[int]) -> dict[int, list[Definition]]:
+        """For each chunk among `ids`, its file's definitions that overlap it, in line
+        order (`store` left empty); none where the corpus has no definitions table."""
+        ...
+
+    def span_records(self, spans: Sequence[tuple[str, int, int]]) -> list[ChunkRecord]:
+        """The chunks overlapping any of the (path, first line, last line) spans, in
+        (path, line) order."""
+        ...
+
     def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
         """Where the chunks among `ids` that exist are: what ranking reads."""
         ...
@@ -207,6 +217,12 @@ class LocalCorpus:
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.catalog.chunks(ids)
+
+    def definitions_around(self, ids: Sequence[int]) -> dict[int, list[Definition]]:
+        return q.overlapping_definitions(self.catalog, ids)
+
+    def span_records(self, spans: Sequence[tuple[str, int, int]]) -> list[ChunkRecord]:
+        return q.span_chunks(self.catalog, spans)
 
     def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
         return self.catalog.places(ids)

@@ -253,3 +253,40 @@ def file_chunks(catalog: Catalog, path: str) -> list[ChunkRecord]:
         " FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?"
         " ORDER BY c.start_line, c.ordinal", (path,)).fetchall()
     return [ChunkRecord(*row) for row in rows]
+
+
+def overlapping_definitions(catalog: Catalog, ids: Sequence[int]
+                            ) -> dict[int, list[Definition]]:
+    """For each chunk among `ids`, the definitions of its file whose lines overlap the
+    chunk's, in line order (one query): what a hit is a whole or a part of (issue #46)."""
+    if not len(ids):
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = catalog.db.execute(
+        "SELECT c.id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname,"
+        " s.signature, s.chunk_id FROM chunks c CROSS JOIN symbols s ON s.file_id = c.file_id"
+        " JOIN files f ON f.id = c.file_id"
+        f" WHERE c.id IN ({marks}) AND s.start_line <= c.end_line"
+        " AND s.end_line >= c.start_line ORDER BY c.id, s.start_line, s.end_line DESC",
+        [int(i) for i in ids]).fetchall()
+    out: dict[int, list[Definition]] = {}
+    for cid, *row in rows:
+        out.setdefault(int(cid), []).append(Definition("", *row))
+    return out
+
+
+def span_chunks(catalog: Catalog, spans: Sequence[tuple[str, int, int]]
+                ) -> list[ChunkRecord]:
+    """The chunks overlapping any of `spans` ((path, first line, last line)), in (path,
+    line) order (one query): the lines of a definition as they were indexed."""
+    if not spans:
+        return []
+    values = ",".join("(?, ?, ?)" for _ in spans)
+    rows = catalog.db.execute(
+        f"WITH span(path, lo, hi) AS (VALUES {values}) SELECT DISTINCT c.id, f.path,"
+        " c.ordinal, c.start_line, c.end_line, c.kind, c.symbol, c.text FROM span"
+        " CROSS JOIN files f ON f.path = span.path CROSS JOIN chunks c ON c.file_id = f.id"
+        " WHERE c.start_line <= span.hi AND c.end_line >= span.lo"
+        " ORDER BY f.path, c.start_line, c.ordinal",
+        [v for span in spans for v in span]).fetchall()
+    return [ChunkRecord(*row) for row in rows]

@@ -104,6 +104,8 @@ class Hit(Located):
     relevance: float | None = None  # 0-1, for people (ranking/relevance.py); not ranked by
     line: int = 0  # the line it is shown by (types/shown.py); 0 from an older daemon
     changed: bool = False  # its file changed on disk since it was indexed (issue #45)
+    definition: tuple[int, int] = (0, 0)  # its definition's lines, if larger (search/whole.py)
+    found: tuple[int, int] = (0, 0)  # its chunk's, when it shows the whole definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,10 +332,8 @@ class IndexReport(Value):
         parts = [f"{self.indexed} indexed", f"{self.unchanged} unchanged",
                  f"{self.skipped} skipped{why_skipped(self.skip_reasons)}",
                  f"{self.removed} removed"]
-        if self.moved:
-            parts.append(f"{self.moved} moved")
-        if self.copied:
-            parts.append(f"{self.copied} copied")
+        parts += [f"{self.moved} moved"] if self.moved else []
+        parts += [f"{self.copied} copied"] if self.copied else []
         cached = f", {self.cached} from the vector cache" if self.cached else ""
         line = ", ".join(parts) + f" ({counted(self.chunks, 'chunk')}{cached}) in " \
             f"{self.seconds:.1f} s"

@@ -14,6 +14,7 @@ words says more than the signature. Display only: the ranking never reads it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from semlith.base.text import STOPWORDS, index_tokens
@@ -67,3 +68,34 @@ def shown_line(hit: Hit) -> tuple[int, str]:
     """The shown line's number and its text, stripped."""
     offset = shown_offset(hit)
     return hit.start_line + offset, hit.text.split("\n")[offset].strip()
+
+
+def is_part(hit: Hit) -> bool:
+    """Whether a hit shows a part of its definition only (too large to show whole)."""
+    first, last = hit.definition
+    return bool(first) and not (hit.start_line <= first and last <= hit.end_line)
+
+
+def part_note(hit: Hit) -> str:
+    """` (part of 566-747)` after the name of a hit that shows a part of its definition
+    only, the same in every adapter (CLI, MCP, portal); else nothing."""
+    return f" (part of {hit.definition[0]}-{hit.definition[1]})" if is_part(hit) else ""
+
+
+def title(hit: Hit) -> str:
+    """The name a hit is shown under: its definition's qualified name (`Router.app`),
+    and its part note (`Router (part of 566-747)`)."""
+    return f"{hit.symbol}{part_note(hit)}" if hit.symbol else ""
+
+
+def fragment(hit: Hit) -> Hit:
+    """A hit that shows its whole definition cut back to the chunk the ranking found
+    (what a budget that cannot hold the whole shows, server/answers.py); another hit as
+    it is."""
+    first, last = hit.found
+    if not first:
+        return hit
+    lines = hit.text.split("\n")[first - hit.start_line:last - hit.start_line + 1]
+    line = hit.line if first <= hit.line <= last else first
+    return replace(hit, start_line=first, end_line=last, text="\n".join(lines), line=line,
+                   found=(0, 0))

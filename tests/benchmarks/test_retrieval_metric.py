@@ -89,3 +89,32 @@ def test_hit_at_k_is_any_target_within_the_top_k() -> None:
 def test_tokenize_splits_camel_case_and_snake_case() -> None:
     assert retrieval.tokenize("APIRouter format_arg") == ["apirouter", "api", "router",
                                                          "format", "arg"]
+
+
+def test_definition_at_1_needs_the_first_hit_to_hold_the_whole_span() -> None:
+    span = [Target("lib/x.py"), Target("lib/x.py", 10, 30)]
+    whole = retrieval.definition_at_1([("x.py", 8, 30), ("y.py", 1, 5)], span)
+    assert whole == {"file@1": 1, "definition@1": 1, "definition@1 overlap": 1}
+    part = retrieval.definition_at_1([("lib/x.py", 12, 40)], span)  # a fragment of it
+    assert part == {"file@1": 1, "definition@1": 0, "definition@1 overlap": 1}
+    near = retrieval.definition_at_1([("lib/x.py", 31, 40), ("lib/x.py", 10, 30)], span)
+    assert near == {"file@1": 1, "definition@1": 0, "definition@1 overlap": 0}
+    other = retrieval.definition_at_1([("lib/y.py", 10, 30)], span)
+    assert other == {"file@1": 0, "definition@1": 0, "definition@1 overlap": 0}
+    assert retrieval.definition_at_1([], span) == dict.fromkeys(retrieval.DEFINITION_KEYS, 0)
+    assert retrieval.definition_at_1([("lib/x.py", 1, 9)], [Target("lib/x.py")]) is None
+
+
+def test_definition_at_1_is_summarised_over_the_span_questions_only() -> None:
+    def row(query: str, targets: tuple[Target, ...], top: list[tuple[str, int, int]]
+            ) -> retrieval.Scored:
+        q = retrieval.Question("c", query, "symbol", targets)
+        return retrieval.score(q, "semlith", top, 10)
+
+    rows = [row("a", (Target("a.py", 1, 9),), [("a.py", 1, 9)]),
+            row("b", (Target("b.py", 5, 9),), [("b.py", 6, 20)]),
+            row("c", (Target("c.py"),), [("d.py", 1, 9)])]
+    summary = retrieval.summarise_definitions(rows)
+    assert summary == {"file@1": 1.0, "definition@1": 0.5, "definition@1 overlap": 1.0,
+                       "n": 2}
+    assert retrieval.summarise_definitions(rows[2:]) == {"n": 0}

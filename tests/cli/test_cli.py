@@ -14,7 +14,8 @@ from tests.cli_util import run
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample"
 HIT_KEYS = {"store", "path", "start_line", "end_line", "score", "text", "symbol", "kind",
-            "relevance", "line", "changed"}  # #23 added relevance, #44 line, #45 changed
+            "relevance", "line", "changed", "definition", "found"}
+# #23 added relevance, #44 line, #45 changed, #46 definition and found
 
 
 @pytest.fixture

@@ -421,7 +421,10 @@ def test_the_daemon_serves_a_milvus_store_and_a_mirror_over_mcp(
 def test_a_mirror_searches_a_repo_without_its_files(tmp_path: Path, settings: Settings,
                                                     backend: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    library, root = _indexed(tmp_path, settings, backend, "origin")
+    # A mirror has no definitions table: its hits are the chunks found, never widened to
+    # whole definitions (search/whole.py); the indexer's are compared with that off.
+    monkeypatch.setenv("SEMLITH_RANKING", "whole=0")
+    library, root = _indexed(tmp_path, Settings.load(), backend, "origin")
     query, origin = "retry failed requests with backoff", Scope(("origin",))
     expected = [h.locator for h in library.search(query, k=5, scope=origin).hits]
     filtered = [h.locator for h in library.search("cache", k=5, scope=origin,
@@ -645,7 +648,8 @@ def test_a_mirror_ranks_test_code_in_a_source_file_as_its_indexer_does(
         "pub fn parse_header(value: &str) -> Vec<&str> {\n"
         "    value.split(';').map(str::trim).collect()\n}\n\n"
         f"#[cfg(test)]\nmod tests {{\n    use super::*;\n{cases}}}\n")
-    library = _library(settings)
+    monkeypatch.setenv("SEMLITH_RANKING", "whole=0")  # a mirror shows the chunks found
+    library = _library(Settings.load())
     library.index([str(root)], model="test-hash", backend=backend)
     query, origin = "parse a header value", Scope(("origin",))
     expected = [(h.locator, h.kind) for h in library.search(query, k=5, scope=origin).hits]

@@ -102,6 +102,11 @@ class MilvusCorpus(LocalCorpus):
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.space.records(ids) if self.mirror else super().records(ids)
 
+    def definitions_around(self, ids: Sequence[int]) -> dict[int, list[Definition]]:
+        # A mirror's definitions table is on the indexer's machine: its hits are its
+        # chunks, named by their symbols, never widened (search/whole.py).
+        return {} if self.mirror else super().definitions_around(ids)
+
     def places(self, ids: Sequence[int]) -> dict[int, ChunkPlace]:
         return self.space.places(ids) if self.mirror else super().places(ids)
 

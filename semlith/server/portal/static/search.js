@@ -20,10 +20,17 @@ function questionTerms(query) {
 }
 
 // "in function fetch_page": the definition (or section) a hit or a match is in.
-function within(kind, name) {
+// `part`: the definition's lines when the hit shows a part of it only (too large to show
+// whole, semlith/search/whole.py), said as the CLI and MCP say it: `(part of 566-747)`.
+function within(kind, name, part) {
   if (!name) return null;
   return h("span", { class: "within" }, "in ", PLAIN_KINDS.has(kind) ? "" : `${kind} `,
-    h("code", {}, name));
+    h("code", {}, name), part ? ` (part of ${part[0]}-${part[1]})` : "");
+}
+
+function partOf(hit) {
+  const [first, last] = hit.definition || [0, 0];
+  return first && !(hit.start_line <= first && last <= hit.end_line) ? [first, last] : null;
 }
 
 // The lines read for a hit: `pattern`'s terms marked, the line `at` (a match) stressed.
@@ -124,7 +131,7 @@ function hitItem(hit, i, open, pattern) {
     hit.line - hit.start_line : 0;
   const excerpt = lines.slice(first, first + EXCERPT_LINES).join("\n");
   return h("li", { "data-path": hit.path, "data-store": hit.store },
-    h("div", { class: "hit-head" }, button, within(hit.kind, hit.symbol),
+    h("div", { class: "hit-head" }, button, within(hit.kind, hit.symbol, partOf(hit)),
       h("span", { class: "muted" }, `#${i + 1}` +  // the 0-1 relevance, as the CLI (#23)
         (hit.relevance == null ? "" : `, relevance ${hit.relevance.toFixed(2)}`) +
         `, ${hit.store}`)),
