@@ -19,7 +19,11 @@ from pathlib import Path
 import xxhash
 
 from semlith.ingest.formats import size_limit
-from semlith.ingest.walk import DEFAULT_MAX_BYTES
+
+# The largest file the walk lets through (documents have their own caps, formats/): here,
+# not in walk.py, so that reading a file (a grep, `read`) does not import the walk and its
+# ignore rules (7 ms of a fresh CLI's grep, issue #45).
+DEFAULT_MAX_BYTES = 8 << 20
 
 # O_NONBLOCK: opening a FIFO that no one writes returns at once instead of waiting for a
 # writer. Windows has no FIFOs on disk and no such flag.

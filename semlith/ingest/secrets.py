@@ -25,9 +25,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from semlith.base.languages import language_of
-from semlith.ingest.credentials import Rule, redaction_rules, token_rules
+
+if TYPE_CHECKING:  # the rules load on first use: serving a file that has nothing to
+    # redact (most of a grep) never needs them (issue #45)
+    from semlith.ingest.credentials import Rule
 
 # Raise when the rules here or in credentials.py change, so that existing stores are
 # checked again on their next full run (the indexer records, per file, the revision it
@@ -192,6 +196,8 @@ def redact(text: str, rules: Sequence[Rule] | None = None) -> Redacted:
     A marker keeps the newlines of what it replaces (a private-key block becomes a marker
     and empty lines), so line N of the result is line N of the input.
     """
+    from semlith.ingest.credentials import redaction_rules
+
     spans = _spans(text, redaction_rules() if rules is None else rules)
     if not spans:
         return Redacted(text, 0)
@@ -208,6 +214,8 @@ def credential_in_name(name: str) -> str | None:
     """The kind of token a file or folder name holds (`ghp_....txt`), or None."""
     if len(name) < _SHORTEST_TOKEN or _NAME_GATE.search(name) is None:
         return None
+    from semlith.ingest.credentials import token_rules
+
     spans = _spans(name, token_rules())
     return spans[0][2] if spans else None
 
@@ -216,6 +224,8 @@ def redact_name(path: str) -> str:
     """`path` with any token in its names replaced by a marker, to store or show."""
     if len(path) < _SHORTEST_TOKEN or _NAME_GATE.search(path) is None:
         return path
+    from semlith.ingest.credentials import token_rules
+
     return "/".join(redact(name, token_rules()).text for name in path.split("/"))
 
 

@@ -50,9 +50,8 @@ from pathlib import Path, PurePosixPath
 from semlith.base.names import escape_name, is_storable
 from semlith.ingest.formats import size_limit
 from semlith.ingest.ignore import Layer, git_exclude, ignore_case, ignored_by, with_folder
+from semlith.ingest.reading import DEFAULT_MAX_BYTES
 from semlith.ingest.secrets import credential_in_name, redact_name, secret_name
-
-DEFAULT_MAX_BYTES = 8 << 20
 
 _ANYWHERE: frozenset[str] = frozenset()
 _JS_PY_MANIFESTS = frozenset({"package.json", "setup.py", "pyproject.toml", "setup.cfg"})

@@ -23,7 +23,6 @@ from semlith.ingest.formats.limits import Unreadable
 from semlith.ingest.images import is_image, preview, read_image
 from semlith.ingest.reading import content_hash, limit_for, read_file
 from semlith.ingest.secrets import rules_fingerprint, secret_content
-from semlith.ingest.walk import is_opted_in
 from semlith.local.locators import Target
 from semlith.local.scope import Known
 from semlith.store import FileRecord, Store
@@ -91,6 +90,8 @@ def served_text(store: Store, record: FileRecord, path: Path) -> tuple[bytes, bo
             return extract_text(rel, data).encode(), False
         except Unreadable as exc:
             raise BadTarget(f"{rel!r} cannot be read as text now ({exc})") from None
+    from semlith.ingest.walk import is_opted_in  # the walk's rules: only a file redacted
+
     try:  # what was indexed, as it was indexed: secrets withheld or redacted
         opted_in = secret_content(rel, data) is None or \
             is_opted_in(store.root, rel, exclude=[store.folder])

@@ -154,7 +154,8 @@ NOT_FOR_GREP = ("semlith.embed", "semlith.search", "semlith.ranking", "semlith.g
                 "semlith.cli.daemon", "semlith.cli.index", "onnxruntime", "fastembed",
                 "tree_sitter", "mcp", "starlette", "uvicorn", "pydantic", "numpy", "turbovec",
                 "semlith.store.vectors", "semlith.ingest.graph.extract", "semlith.ingest.plan",
-                "semlith.store.graph", "semlith.store.edges", "importlib.metadata")
+                "semlith.store.graph", "semlith.store.edges", "importlib.metadata",
+                "semlith.ingest.walk")
 
 
 def test_a_grep_from_a_fresh_cli_imports_only_what_it_needs(tree: Path) -> None:  # noqa: F811
