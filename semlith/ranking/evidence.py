@@ -94,6 +94,12 @@ _TRACE_START = re.compile(r"^(?:Traceback \(most recent call last\):|goroutine \
                           r"thread '.*' panicked|Exception in thread|stack backtrace:)",
                           re.M)
 _BACKTICK = re.compile(r"`([^`\n]{2,80})`")
+# A template's heading over the environment it asks for ("#### Output of
+# `xr.show_versions()`", "**Environment**", "### Versions"): the commands it names
+# print versions, they are not where the fault is.
+_ENVIRONMENT = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|\*\*)[^\n]*?\b(?:[Oo]utput of|[Vv]ersions?\b|"
+                          r"[Ee]nvironment|[Ss]ystem [Ii]nfo)[^\n]*$", re.M)
+_COMMENT = re.compile(r"^[ \t]*(?:#|//)[^\n]*$", re.M)
 _PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z]{1,5}\b")
 _CALLED = re.compile(r"\b([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\(")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
@@ -171,6 +177,7 @@ def _paths(text: str, frames: tuple[Frame, ...]) -> tuple[str, ...]:
 
 def _names(text: str, frames: tuple[Frame, ...]) -> tuple[str, ...]:
     candidates = [f.function for f in reversed(frames) if f.function]
+    text = _ENVIRONMENT.sub(" ", text)  # `Output of xr.show_versions()` names no fault
     for m in _BACKTICK.finditer(text):
         candidates += _CALLED.findall(m.group(1) + "(") if "(" not in m.group(1) \
             else _CALLED.findall(m.group(1))
@@ -179,7 +186,8 @@ def _names(text: str, frames: tuple[Frame, ...]) -> tuple[str, ...]:
     candidates += _CALLED.findall(outside) + _DOTTED.findall(outside)
     candidates += _SHAPED.findall(outside)
     for block in _FENCE.findall(text):  # the example's calls: what it exercises
-        candidates += _CALLED.findall(block) + _DOTTED.findall(block)
+        code = _COMMENT.sub(" ", block)  # not what its comments say to paste or run
+        candidates += _CALLED.findall(code) + _DOTTED.findall(code)
     out: list[str] = []
     for name in candidates:
         name = name.strip(".<>")

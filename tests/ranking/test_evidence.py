@@ -146,3 +146,19 @@ def test_an_issue_asks_for_no_role_and_names_only_what_it_points_at() -> None:
     assert "docs" not in named and "translations" not in named
     short = analyse("where are the tests for translations")  # a question still asks
     assert short.evidence is None and Role.TEST in short.asks
+
+
+def test_a_templates_environment_heading_and_code_comments_name_no_code() -> None:
+    """`#### Output of xr.show_versions()`, `**Environment**`, `### Versions`: the commands
+    a template asks to run print versions; a comment in the example says what to paste.
+    The example's own calls and a heading about the fault still count."""
+    issue = ("Merging two datasets with `Dataset.merge` drops the attributes. " * 6
+             + "\n\n### Problem in `combine_by_coords`\n\n"
+             + "#### Output of ``xr.show_versions()``\n\n**Environment** `pip_freeze()`\n"
+             + "### Versions: `print_versions()`\n\n"
+             + "```python\n# Paste the output of report_env() here\nds.merge(other)\n```\n")
+    found = read_evidence(issue)
+    assert found is not None
+    assert {"Dataset.merge", "combine_by_coords", "ds.merge"} <= set(found.names)
+    assert not {"xr.show_versions", "pip_freeze", "print_versions", "report_env"} \
+        & set(found.names)
