@@ -77,9 +77,8 @@ class Store:
 
     @functools.cached_property
     def graph(self) -> GraphStore:
-        """The code graph's reads (store/graph.py); a mirror's edges are not here. Made
-        on first use: a grep or a search from a fresh CLI does not import the graph's
-        rows (~8 ms, issue #45)."""
+        """The code graph's reads (store/graph.py; a mirror's edges are elsewhere), made
+        on first use: a fresh CLI's grep does not import them (~8 ms, issue #45)."""
         from semlith.store.graph import GraphStore
 
         return GraphStore(self.catalog, has_edges=not self._mirror)
@@ -88,12 +87,9 @@ class Store:
 
     @property
     def root(self) -> Path:
-        """The folder whose files this store indexes (paths in it are relative to this).
-
-        A store beside its corpus records no root: it is the folder holding the store,
-        so a copied or moved project keeps working. A store kept elsewhere (--store)
-        records its root's absolute path.
-        """
+        """The folder whose files this store indexes (paths are relative to it). A store
+        beside its corpus records none: it is the folder holding the store, so a copied
+        or moved project keeps working; one kept elsewhere (--store) records it."""
         if self._root is None:  # fixed at creation: read once (it is on the query path)
             self._root = Path(self.catalog.meta("root") or self.folder.parent)
         return self._root
@@ -335,11 +331,9 @@ class Store:
         return self.spaces[name]
 
     def checkpoint(self, done: Iterable[tuple[int, str]] = ()) -> int:
-        """Make vectors durable, drop trashed ones, then commit `done` (file id, hash).
-
-        Returns the new store generation. The hashes are committed last: a process killed
-        anywhere before leaves those files pending, to be redone by the next run.
-        """
+        """Make vectors durable, drop trashed ones, then commit `done` (file id, hash);
+        the new generation. Hashes last: a process killed before leaves those files
+        pending, redone by the next run."""
         self._require_writer()
         return checkpoint(self.catalog, self.spaces, done)
 
@@ -357,14 +351,11 @@ class Store:
     def dense_search(self, query: np.ndarray, k: int, *, allowlist: np.ndarray | None = None,
                      rescore: int | None = None, live: bool = True,
                      space: str = TEXT) -> list[tuple[int, float]]:
-        """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the head.
-
-        `allowlist` restricts the scan to those chunk ids. With `live`, ids whose chunk was
-        deleted (and not yet trashed by the writer) are dropped; a caller that looks the
-        chunks up anyway (search does) passes False and saves that query. With
-        `SEMLITH_PERF=off` this is an exact brute-force scan of the sidecar instead (slow,
-        the reference answer). `rescore` None: `vectors.RESCORE_HEAD`.
-        """
+        """Top-`k` (chunk id, cosine score) by vector: 4-bit scan, exact rescoring of the
+        head (`rescore` None: `vectors.RESCORE_HEAD`). `allowlist` restricts the scan to
+        those ids. With `live`, ids of deleted chunks not yet trashed are dropped (search
+        looks the chunks up anyway: False). `SEMLITH_PERF=off`: an exact scan (slow, the
+        reference answer)."""
         from semlith.store.vectors import RESCORE_HEAD, is_exhaustive
 
         rescore = RESCORE_HEAD if rescore is None else rescore
