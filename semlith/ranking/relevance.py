@@ -38,8 +38,7 @@ def relevances(scores: Sequence[float], nearest: float | None, floor: float | No
     cosine of the store's `nearest` chunk (None: no dense list)."""
     if nearest is None or not scores or scores[0] <= 0:
         return [None] * len(scores)
-    top = calibrated(nearest, floor)
-    return [round(top * max(score, 0.0) / scores[0], 2) for score in scores]
+    return [round(standing, 2) for standing in standings(scores, nearest, floor)]
 
 
 def standings(scores: Sequence[float], nearest: float | None, floor: float | None

@@ -151,7 +151,7 @@ def rebuilt(chunks: Sequence[ChunkRecord], first: int, last: int) -> str | None:
     (one too long for a chunk) is joined again. None when the chunks do not reach both
     ends, or a chunk's text is not its lines (extracted document text)."""
     lines: dict[int, str] = {}
-    pieces: dict[int, int] = {}  # a one-line chunk's line -> its ordinal
+    pieces: set[int] = set()  # the lines of one-line chunks met so far
     for c in chunks:
         parts = c.text.split("\n")
         if len(parts) != c.end_line - c.start_line + 1:
@@ -160,7 +160,7 @@ def rebuilt(chunks: Sequence[ChunkRecord], first: int, last: int) -> str | None:
             lines[c.start_line] += c.text  # the next piece of a long line (hard_split)
             continue
         if c.start_line == c.end_line:
-            pieces[c.start_line] = c.ordinal
+            pieces.add(c.start_line)
         for n, line in enumerate(parts, start=c.start_line):
             lines.setdefault(n, line)
     if first not in lines or last not in lines:
@@ -173,9 +173,9 @@ def _shown(cid: int, score: float, rec: ChunkRecord, label: tuple[str, str] | No
            ) -> Shown | None:
     """How one ranked chunk is shown after the `kept` hits, or None when it lies in a
     definition one of them shows whole."""
-    shows = [(s.start_line, s.end_line) for s in kept if s.record.path == rec.path]
-    if any(s.found[0] and s.record.path == rec.path and s.start_line <= rec.start_line
-           and rec.end_line <= s.end_line for s in kept):
+    same = [s for s in kept if s.record.path == rec.path]
+    if any(s.found[0] and s.start_line <= rec.start_line and rec.end_line <= s.end_line
+           for s in same):
         return None  # in a definition shown whole already
     name, kind = label if label else (rec.symbol, rec.kind)
     if d is None:
@@ -188,7 +188,8 @@ def _shown(cid: int, score: float, rec: ChunkRecord, label: tuple[str, str] | No
     span = _span(rec, d)
     text = texts.get(span)
     _, first, last = span
-    if text is not None and not any(a <= last and first <= b for a, b in shows):
+    if text is not None and not any(s.start_line <= last and first <= s.end_line
+                                    for s in same):
         return Shown(cid, score, rec, first, last, text, symbol, name, kind,
                      (d.start_line, d.end_line), (rec.start_line, rec.end_line))
     return Shown(cid, score, rec, rec.start_line, rec.end_line, rec.text, symbol, name,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from semlith.base.languages import resolve_language
@@ -157,8 +158,9 @@ def _unfiltered(catalog: Catalog, fts: str, k: int) -> list[tuple[int, float]]:
     that score's chunks are read again, by place (a second scan). Runs in place order."""
     depth = k + TIE_SLACK
     rows = catalog.match(fts, depth)
+    order = partial(place_order, catalog)
     if len(rows) <= k:
-        return in_place(rows, lambda ids: place_order(catalog, ids))
+        return in_place(rows, order)
     last = rows[k - 1][1]
     if len(rows) == depth and rows[-1][1] == last:  # the run may go on past what was read
         better = [r for r in rows if r[1] > last]
@@ -166,7 +168,7 @@ def _unfiltered(catalog: Catalog, fts: str, k: int) -> list[tuple[int, float]]:
         rows = better + [(int(r[0]), last) for r in tied]
     else:
         rows = [r for r in rows if r[1] >= last]  # the whole run at the cut, to choose from
-    return in_place(rows, lambda ids: place_order(catalog, ids))[:k]
+    return in_place(rows, order)[:k]
 
 
 def place_order(catalog: Catalog, ids: Sequence[int]) -> dict[int, int]:
