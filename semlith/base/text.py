@@ -134,6 +134,8 @@ def identifiers(query: str) -> list[Identifier]:
     found = []
     for word in IDENTIFIER.findall(query):
         parts = split_name(word)
+        if not single and len(parts) > 1 and all(len(p) == 1 for p in parts):
+            continue  # "e.g.", "i.e.", "a.k.a.": an abbreviation, not `e.g` (a name g in e)
         shaped = len(parts) > 1 or "_" in word.strip("_") or _camel(word)
         if shaped or single:
             found.append(Identifier(parts[-1], ".".join(parts[:-1]), word))
