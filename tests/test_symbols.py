@@ -192,3 +192,31 @@ def test_format_one_store_is_upgraded(tmp_path: Path, settings: Settings) -> Non
     again = Store.open(folder, settings=settings)
     assert again.catalog.meta("format_version") == str(FORMAT_VERSION)
     again.close()
+
+
+def test_module_level_names_answer_by_name_and_by_their_module(tmp_path: Path) -> None:
+    # flask's `g` is bound at the top of globals.py; pylint's test data bind hundreds of
+    # `a`s and `ABC`s, which an issue's `self.a` or `abc.ABC` must not pull in.
+    from semlith.base.text import Identifier
+    from semlith.search.symbols import lookup
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "src/flask/globals.py": "g = LocalProxy('g')\n\n\ndef a():\n    pass\n",
+        "tests/data/crash.py": "ABC = 1\nfrom x import y\n",
+    })
+    try:
+        def found(name: str, qualifier: str = "") -> list[tuple[str, str]]:
+            ident = Identifier(name, qualifier, f"{qualifier}.{name}" if qualifier else name)
+            return [(d.path, d.kind) for d in lookup(store.corpus, ident)]
+
+        assert found("g") == [("src/flask/globals.py", "variable")]
+        assert found("g", "flask") == [("src/flask/globals.py", "variable")]  # its folder
+        assert found("g", "globals") == [("src/flask/globals.py", "variable")]  # its file
+        assert found("ABC", "abc") == []  # no module `abc` binds it
+        assert found("ABC") == [("tests/data/crash.py", "variable")]
+        assert found("a", "self") == [("src/flask/globals.py", "function")]  # as before
+    finally:
+        store.close()
+    tree = tmp_path / "p"
+    assert "src/flask/globals.py:1" in run("symbol", "g", "--store", str(tree)).output

@@ -53,14 +53,15 @@ class Names:
         self.modules.load(wanted)
         edges, defs = self.graph.edges_of(wanted), self.graph.definitions_of(wanted)
         for i in wanted:
-            self._contexts[i] = FileContext.build(self.modules.file(i), edges[i], defs[i])
+            self._contexts[i] = FileContext.build(self.modules.file(i), edges[i],
+                                                  _targets(defs[i]))
 
     def named(self, name: str, lang: str) -> list[GraphDef]:
         """The definitions `name` in the language family of `lang` (all a caller uses)."""
         key = (name, family(lang))
         if key not in self._named:
             self._named[key] = self.modules.with_edges(
-                self.graph.definitions_named(name, languages_of(lang)))
+                _targets(self.graph.definitions_named(name, languages_of(lang))))
         return self._named[key]
 
     def unread_files(self, langs: tuple[str, ...]) -> int:
@@ -332,3 +333,9 @@ class Names:
 
 def _type_or_top(ctx: FileContext, name: str) -> GraphDef | None:
     return ctx.type_named(name) or ctx.top(name)
+
+
+def _targets(defs: list[GraphDef]) -> list[GraphDef]:
+    """The definitions a call may mean: not a name a module binds by assignment in a
+    language whose calls through such names call their value (`rules.variables_are_values`)."""
+    return [d for d in defs if d.kind != "variable" or not rules(d.lang).variables_are_values]

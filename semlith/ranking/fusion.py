@@ -50,12 +50,17 @@ def _by_spelling(ctx: Context) -> tuple[list[int], list[int]]:
     is often the name of a thing, not of code ("via LaTeX", "GitHub", "DocBook"), and a
     function `latex` it met case-insensitively took the first slot with the symbol
     list's whole weight (pandoc: `Citeproc/BibTeX.hs` for "PDF output via LaTeX");
-    abseil's `absl::optional`, an alias there, met a demangler's `Optional`."""
+    abseil's `absl::optional`, an alias there, met a demangler's `Optional`.
+
+    A name a module binds by assignment (kind `variable`) counts as spelled only when the
+    query is nothing but names (`g`): an issue naming a setting (`linkcheck_anchors`)
+    put a test root's `conf.py` that binds it above the builder that reads it."""
     typed = {ident.name for ident in ctx.query.identifiers}
     spelled: list[int] = []
     cased: list[int] = []
-    for cid, (name, _) in ctx.lists.symbol.items():
-        (spelled if name in typed else cased).append(cid)
+    named = ctx.query.kind is QueryKind.IDENTIFIER
+    for cid, (name, kind) in ctx.lists.symbol.items():
+        (spelled if name in typed and (named or kind != "variable") else cased).append(cid)
     return spelled, cased
 
 

@@ -42,7 +42,8 @@ def lookup(corpus: Corpus, ident: Identifier, *, sel: Selection = EVERYTHING,
     # definition has them: `Helpers` is not `helpers`, `Rack::Request` not `Digest::Request`.
     if strict:
         rows = [r for r in rows if r.name == ident.name] or rows
-        rows = [r for r in rows if qualified(r)] or rows
+        rows = [r for r in rows if qualified(r)] or [
+            r for r in rows if r.kind != "variable" or _module_named(r.path, ident.qualifier)]
 
     def rank(row: Definition) -> tuple[bool, bool, bool, int, bool, int, int, str, int]:
         return (row.name != ident.name, not qualified(row), is_test(row.path),
@@ -57,6 +58,19 @@ def _qualifies(qualname: str, name: str, qualifier: str) -> bool:
     boundary: `Session.send` is not `RedirectSession.send`."""
     qualname, wanted = qualname.lower(), f"{qualifier.lower()}.{name.lower()}"
     return not qualifier or qualname == wanted or qualname.endswith("." + wanted)
+
+
+def _module_named(path: str, qualifier: str) -> bool:
+    """Whether a file's path names `qualifier`'s last part as a folder or a file stem:
+    `flask.g` may mean the `g` that src/flask/globals.py binds. A variable (a name a
+    module binds by assignment) answers a qualifier its qualname lacks only so: `self.a`
+    and `abc.ABC` in an issue are no module's `a` or `ABC` (pylint's test data bind
+    hundreds of such names)."""
+    if not qualifier:
+        return True
+    last = split_name(qualifier)[-1].lower()
+    parts = path.lower().split("/")
+    return last in parts[:-1] or parts[-1].rsplit(".", 1)[0] == last
 
 
 def _specialised(name: str, signature: str) -> bool:

@@ -5,6 +5,7 @@ in two modules, re-exports; the standard library is no edge into the corpus."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,26 @@ def test_no_fixture_call_is_left_ambiguous(language: str,
                                            graph_store: Callable[[str], Store]) -> None:
     found = resolutions(graph_store(language))
     assert [site for site, got in found.items() if got is not None and got[2] is A] == []
+
+
+def test_a_module_level_name_is_a_definition_but_no_callee(tmp_path: Path) -> None:
+    # requests' compat.py binds `builtin_str = str`: `symbol builtin_str` finds it, but a
+    # call through it calls the builtin, not the assignment (jedi, an LSP: no edge).
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "compat.py": "builtin_str = str\n\n\ndef real():\n    pass\n",
+        "auth.py": ("import logging\n\nfrom compat import builtin_str, real\n\n"
+                    "log = logging.getLogger(__name__)\n\n\ndef f(x):\n"
+                    "    builtin_str(x)\n    log.info(x)\n    return real()\n"),
+    })
+    try:
+        found = resolutions(store)
+        assert found[("auth.py", 9, "builtin_str")] is None
+        assert found[("auth.py", 10, "log.info")] is None
+        assert found[("auth.py", 11, "real")] == ("compat.py", "real", R)
+        assert found[("auth.py", 5, "logging.getLogger")] is None  # the module's own call
+        named = {(d.path, d.kind) for d in store.graph.definitions_named("builtin_str")}
+        assert named == {("compat.py", "variable")}
+    finally:
+        store.close()

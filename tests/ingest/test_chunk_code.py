@@ -63,12 +63,37 @@ class Router:
 '''
 
 
+def test_module_level_names_are_definitions() -> None:
+    # flask's `g`, `request` and `current_app` are proxies bound at the top of
+    # globals.py: `semlith symbol g` found nothing before.
+    result = chunked('''
+        import typing as t
+
+        g: t.Any = LocalProxy(  # type: ignore[assignment]
+            _cv_app, "g"
+        )
+        a = b = 1
+        x, y = 1, 2
+        _ = setup()
+        if t.TYPE_CHECKING:
+            hidden = 1
+
+        def f():
+            local = 2
+            return local
+        ''')
+    found = {s.qualname: (s.kind, s.start_line, s.end_line) for s in result.symbols}
+    assert found == {"g": ("variable", 3, 5), "a": ("variable", 6, 6),
+                     "f": ("function", 12, 14)}
+
+
 def test_definitions_become_symbols_with_exact_lines() -> None:
     result = chunked(SOURCE)
     assert result.strategy == "definitions"
     by_name = {s.qualname: s for s in result.symbols}
-    assert set(by_name) == {"hello", "Router", "Router.Route", "Router.Route.matches",
-                            "Router.add_route"}
+    assert set(by_name) == {"CONSTANT", "hello", "Router", "Router.Route",
+                            "Router.Route.matches", "Router.add_route"}
+    assert (by_name["CONSTANT"].start_line, by_name["CONSTANT"].kind) == (3, "variable")
     hello = by_name["hello"]
     assert (hello.start_line, hello.end_line, hello.kind) == (6, 11, "function")
     assert hello.signature == "def hello(name):"  # the def line, not the decorator

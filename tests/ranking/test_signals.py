@@ -348,6 +348,20 @@ def test_a_definition_met_only_in_another_case_counts_as_one_more_list() -> None
     assert 2 not in off
 
 
+def test_a_module_level_name_weighs_fully_only_when_the_query_is_names() -> None:
+    """`g` alone asks where flask's `g` is bound; a sentence or an issue naming a setting
+    (`linkcheck_anchors`, which a test root's conf.py binds) asks about the code that acts
+    on it: there the binding weighs as one more list's entry."""
+    recs = records("sphinx/builders/linkcheck.py", "tests/roots/conf.py")
+    heads = {"dense": [(1, 0.6)], "keyword": [(1, 20.0)]}
+    bound = Lists(**heads, symbol={2: ("linkcheck_anchors", "variable")})
+    asked = fusion.fuse(ctx("why does linkcheck_anchors report 404 errors", recs, bound))
+    assert best_first(asked) == [1, 2]
+    assert asked[2] == pytest.approx(1 / 61)
+    named = fusion.fuse(ctx("linkcheck_anchors", recs, bound))
+    assert best_first(named) == [2, 1]
+
+
 def test_score_aware_fusion_tells_a_landslide_from_a_near_tie() -> None:
     recs = records("a.py", "b.py", "c.py")
     # Dense: chunk 1 by a landslide. Keyword: a near-tie in which 1 comes third.
