@@ -220,3 +220,22 @@ def test_module_level_names_answer_by_name_and_by_their_module(tmp_path: Path) -
         store.close()
     tree = tmp_path / "p"
     assert "src/flask/globals.py:1" in run("symbol", "g", "--store", str(tree)).output
+
+
+def test_a_definition_with_the_written_owner_comes_before_a_bare_name(tmp_path: Path) -> None:
+    # seaborn's issue names `so.Nominal` (an import alias) first and
+    # `Plotter._finalize_figure` after: the method that carries its owner is the answer.
+    from semlith.base.text import identifiers
+    from semlith.search.symbols import symbol_list
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "pkg/scales.py": "class Nominal:\n    pass\n",
+        "pkg/plot.py": "class Plotter:\n    def _finalize_figure(self):\n        pass\n",
+    })
+    try:
+        idents = identifiers("use so.Nominal like categorical axes in Plotter._finalize_figure")
+        listed = symbol_list(store.corpus, idents, 10)
+        assert [name for name, _ in listed.values()] == ["_finalize_figure", "Nominal"]
+    finally:
+        store.close()

@@ -92,10 +92,18 @@ def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
                 if row.chunk_id is not None:
                     found.setdefault(row.chunk_id, (row.name, row.kind))
         return dict(list(found.items())[:want])
+    # A definition that carries the owner the query writes (`Plotter._finalize_figure`)
+    # comes before those found by a name alone (`so.Nominal`: `so` is an import alias),
+    # whichever identifier came first (benchmarks/issues.py: tune hit@1 45.2 -> 48.4 %).
+    owned: list[Definition] = []
+    rest: list[Definition] = []
     for ident in idents:
         for row in lookup(corpus, ident, sel=sel, limit=want):
-            if row.chunk_id is not None and row.chunk_id not in found:
-                found[row.chunk_id] = (row.name, row.kind)
+            (owned if ident.qualifier and _qualifies(row.qualname, row.name, ident.qualifier)
+             else rest).append(row)
+    for row in owned + rest:
+        if row.chunk_id is not None and row.chunk_id not in found:
+            found[row.chunk_id] = (row.name, row.kind)
     return dict(list(found.items())[:want])
 
 
