@@ -59,6 +59,9 @@ def _omitted(omitted: dict[str, int], shown: dict[str, int]) -> list[str]:
     if omitted.get("outside_callees"):
         lines.append(f"{omitted['outside_callees']} calls into builtins, the standard "
                      "library or dependencies not listed")
+    if omitted.get("value_binding"):
+        lines.append("a name bound by assignment: a call through it calls its value and "
+                     "is not counted here")
     if omitted.get("unwalked"):
         lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed further: the "
                      "budget or the walk's limit was reached (raise --budget)")
@@ -105,12 +108,13 @@ def neighbors(ctx: click.Context, name: str, kinds: tuple[str, ...], all_edges: 
     A call of a class is a call of its constructor (`Route(...)` calls
     `Route.__init__`). Subclasses, container and importers, and bases and members, are
     listed apart from calls. A count of callers reads "≥ n" when calls may be missing
-    (ambiguous call sites, files whose edges could not be read).
+    (ambiguous call sites, files whose edges could not be read, a name bound by
+    assignment, whose calls call its value).
 
     --json: {"symbol": {store, name, path, start_line, end_line, kind}, "callers": [...],
     "callees": [...], "links_in": [...], "links_out": [...], "omitted": {callers,
     callees, links_in, links_out, files, ambiguous_callers, unread_files,
-    outside_callees}, "others", "alternatives": [symbols]}. Each entry: name
+    outside_callees, value_binding}, "others", "alternatives": [symbols]}. Each entry: name
     (qualified), path, start_line, end_line (the definition at the other end; empty for
     a collapsed ambiguous callee), line and site (the call site), kind, status,
     candidates, depth.

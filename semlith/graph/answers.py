@@ -14,9 +14,10 @@ from semlith.graph.choose import Chosen, choose
 from semlith.graph.modules import languages_of
 from semlith.graph.paths import path_edges, shortest_path
 from semlith.graph.resolve import Resolver
+from semlith.graph.rules import rules
 from semlith.graph.walk import Bounded
 from semlith.store import Store
-from semlith.store.graph import GraphStore
+from semlith.store.graph import GraphDef, GraphStore
 from semlith.store.query import Selection
 from semlith.types import Definition, Filters
 from semlith.types.graph import GraphNode, GraphPath, Impact, Neighbors
@@ -119,7 +120,7 @@ def neighbors(opened: Sequence[tuple[str, Store]], name: str, *, kinds: Sequence
     alternatives = _alternatives(label, chosen, room // 8)
     room -= sum(walk.size_of(n) for n in alternatives)
     callers, callees = Bounded(room // 2), Bounded(0)
-    omitted: dict[str, int] = {}
+    omitted: dict[str, int] = _bound(d)
     wanted = kinds or walk.KINDS
     if "calls" in wanted:  # what callers leave is the callees' to spend
         walk.caller_edges(label, resolver, d, all_edges, callers, omitted)
@@ -144,7 +145,7 @@ def impact(opened: Sequence[tuple[str, Store]], name: str, *, depth: int, filter
     room = _room(chars, symbol)
     alternatives = _alternatives(label, chosen, room // 8)
     out = Bounded(room - sum(walk.size_of(n) for n in alternatives))
-    omitted: dict[str, int] = {}
+    omitted: dict[str, int] = _bound(chosen.definition)
     walk.impact(label, resolver, chosen.definition, depth, all_edges, out, omitted)
     unread = resolver.unread_files(languages_of(chosen.definition.lang))
     if unread:
@@ -186,3 +187,10 @@ def with_calls(opened: Sequence[tuple[str, Store]], hit: Definition, shown: int 
     return dataclasses.replace(
         hit, callers=tuple(f"{e.name} {e.evidence}" for e in near.callers[:shown]),
         callees=tuple(f"{e.name} {e.locator}" for e in near.callees[:shown] if e.path))
+
+
+def _bound(d: GraphDef) -> dict[str, int]:
+    """`value_binding` for a name bound by assignment in a language whose calls through
+    it call its value (graph/rules.py): its callers are not counted, and say so."""
+    return {"value_binding": 1} if d.kind == "variable" and \
+        rules(d.lang).variables_are_values else {}

@@ -40,6 +40,8 @@ def _tail(omitted: dict[str, int], shown: dict[str, int], others: int,
     if omitted.get("outside_callees"):
         lines.append(f"{counted(omitted['outside_callees'], 'call')} outside the project "
                      "not listed")
+    if omitted.get("value_binding"):
+        lines.append("bound by assignment: calls through it call its value, not counted")
     if omitted.get("unwalked"):
         lines.append(f"{counted(omitted['unwalked'], 'caller')} not followed: budget or "
                      "limit reached")

@@ -67,7 +67,7 @@ def counted(shown: int, omitted: dict[str, int], part: str, unsure: Sequence[str
 
 
 _UNSURE = {"ambiguous_callers": "{} ambiguous", "unread_files": "{} file{} unread",
-           "unwalked": "{} not followed"}
+           "unwalked": "{} not followed", "value_binding": "calls through it uncounted"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +79,10 @@ class Neighbors(Value):
     they were in; `ambiguous_callers` (calls that may mean it, unsettled; with
     `all_edges` they are shown), `unread_files` (files of its language whose edges
     could not be read: callers there are unknown), `outside_callees` (its calls into
-    builtins, the standard library, dependencies). `others`: how many other definitions
-    the name has; `alternatives` the first of them, concrete ones first."""
+    builtins, the standard library, dependencies), `value_binding` (1: a Python name
+    bound by assignment; a call through it calls its value and is not counted).
+    `others`: how many other definitions the name has; `alternatives` the first of
+    them, concrete ones first."""
 
     symbol: GraphNode
     callers: tuple[GraphEdge, ...]
@@ -95,7 +97,7 @@ class Neighbors(Value):
     def callers_counted(self) -> str:
         """`9`, or `≥ 9; 2 ambiguous` when some callers may be missing."""
         return counted(len(self.callers), self.omitted, "callers",
-                       ("ambiguous_callers", "unread_files"))
+                       ("ambiguous_callers", "unread_files", "value_binding"))
 
     def as_json(self) -> dict[str, Any]:
         return {"symbol": self.symbol.as_json(), "callers": [e.as_json() for e in self.callers],
@@ -127,7 +129,7 @@ class Impact(Value):
     @property
     def entries_counted(self) -> str:
         return counted(len(self.entries), self.omitted, "entries",
-                       ("ambiguous_callers", "unread_files", "unwalked"))
+                       ("ambiguous_callers", "unread_files", "unwalked", "value_binding"))
 
     def as_json(self) -> dict[str, Any]:
         return {"symbol": self.symbol.as_json(), "entries": [e.as_json() for e in self.entries],

@@ -239,3 +239,18 @@ def test_symbol_shows_the_callers_and_callees_of_its_best_definition(
     assert best.callees == ("Base.validate shop/models.py:17-18",)
     shown = run("symbol", "Base.save", "--store", str(root / ".semlith"))
     assert "    called by: main app.py:9, Cart.add shop/models.py:32" in shown.output
+
+
+def test_a_name_bound_by_assignment_says_its_callers_are_not_counted(
+        project: tuple[Path, LocalLibrary]) -> None:
+    # shop/models.py: `log = logging.getLogger(__name__)`; `log.info(...)` calls the
+    # logger, not the assignment: the graph counts no caller and says why.
+    root, library = project
+    answer = library.neighbors("log", kinds=("calls",), scope=scope(root))
+    assert (answer.symbol.kind, answer.symbol.path) == ("variable", "shop/models.py")
+    assert answer.omitted["value_binding"] == 1
+    assert answer.callers_counted == "≥ 0; calls through it uncounted"
+    impact = library.impact("log", depth=2, scope=scope(root))
+    assert impact.omitted["value_binding"] == 1
+    assert "not counted" in run("neighbors", "log", "--store", str(root)).output
+    assert "value_binding" not in library.neighbors("Base.save", scope=scope(root)).omitted
