@@ -14,8 +14,8 @@ from semlith.graph.choose import Chosen, choose
 from semlith.graph.modules import languages_of
 from semlith.graph.paths import path_edges, shortest_path
 from semlith.graph.resolve import Resolver
-from semlith.graph.rules import rules
 from semlith.graph.walk import Bounded
+from semlith.ingest.definitions import binds_value
 from semlith.store import Store
 from semlith.store.graph import GraphDef, GraphStore
 from semlith.store.query import Selection
@@ -190,7 +190,6 @@ def with_calls(opened: Sequence[tuple[str, Store]], hit: Definition, shown: int 
 
 
 def _bound(d: GraphDef) -> dict[str, int]:
-    """`value_binding` for a name bound by assignment in a language whose calls through
-    it call its value (graph/rules.py): its callers are not counted, and say so."""
-    return {"value_binding": 1} if d.kind == "variable" and \
-        rules(d.lang).variables_are_values else {}
+    """`value_binding` for a name bound to a value (`binds_value`): calls through it
+    call the value, so its callers are not counted, and it says so."""
+    return {"value_binding": 1} if binds_value(d.kind, d.lang) else {}

@@ -12,6 +12,7 @@ from semlith.graph.context import FileContext
 from semlith.graph.modules import ModuleMap, family, languages_of
 from semlith.graph.outside import Outside
 from semlith.graph.rules import rules
+from semlith.ingest.definitions import binds_value
 from semlith.ingest.graph.records import Import, ImportKind, LocalKind
 from semlith.store.graph import GraphDef, GraphStore
 
@@ -336,6 +337,5 @@ def _type_or_top(ctx: FileContext, name: str) -> GraphDef | None:
 
 
 def _targets(defs: list[GraphDef]) -> list[GraphDef]:
-    """The definitions a call may mean: not a name a module binds by assignment in a
-    language whose calls through such names call their value (`rules.variables_are_values`)."""
-    return [d for d in defs if d.kind != "variable" or not rules(d.lang).variables_are_values]
+    """The definitions a call may mean: not a name bound to a value (`binds_value`)."""
+    return [d for d in defs if not binds_value(d.kind, d.lang)]

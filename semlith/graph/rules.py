@@ -45,10 +45,6 @@ class Rules:
     constructor_class_named: bool = False
     constructor_inherited: bool = False
     instantiate: str = ""  # `X.new(...)` is a call of the class X (Ruby)
-    # A name bound by assignment at a module's top (a `variable` definition: Python's
-    # `str = str`, `log = getLogger()`) is no call target: a call through it calls the
-    # value, which the graph follows as an alias or not at all, as an LSP does.
-    variables_are_values: bool = False
 
 
 def _java_like(lang: str, modules: str = "", extensions: tuple[str, ...] = (),
@@ -67,8 +63,7 @@ _TABLE: dict[str, Rules] = {
                     module_binding="first", unbound_is_outside=True, builtins=PY_BUILTINS,
                     builtin_types=PY_BUILTIN_TYPES, dotted_modules="prefix",
                     submodule_imports=True, literal_receivers=True, foreign_classes=True,
-                    constructor="__init__", constructor_inherited=True,
-                    variables_are_values=True),
+                    constructor="__init__", constructor_inherited=True),
     **{lang: Rules("js", modules="js", literal_receivers=True, constructor="constructor",
                    constructor_inherited=True)
        for lang in ("javascript", "typescript", "tsx")},

@@ -34,6 +34,16 @@ _FILE_DOC = re.compile(r"@(file|fileoverview|overview|module|license|copyright|"
 CLASS_LIKE = frozenset({"class", "struct", "interface", "impl", "module", "enum"})
 # A function directly in one of these is a method (not in a module, namespace or package).
 METHOD_OWNERS = CLASS_LIKE - {"module"}
+# Languages whose `variable` definitions (a name bound by assignment at a module's top,
+# grammars/python.scm) bind values: such a name is no scope for the calls inside it
+# (ingest/graph/extract.py: `a = b = func1` stays the module's) and no callee (graph/: a
+# call through `builtin_str = str` calls the builtin, as jedi and an LSP count it).
+_VALUE_BINDINGS = frozenset({"python"})
+
+
+def binds_value(kind: str, language: str) -> bool:
+    """Whether a definition of `kind` in `language` is a name bound to a value."""
+    return kind == "variable" and language in _VALUE_BINDINGS
 
 
 @dataclass(slots=True)

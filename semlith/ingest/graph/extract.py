@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from semlith.base.languages import Language
-from semlith.ingest.definitions import CodeFile, Definition, read_code
+from semlith.ingest.definitions import CodeFile, Definition, binds_value, read_code
 from semlith.ingest.graph.records import (
     Call,
     Contain,
@@ -104,13 +104,6 @@ def extract_edges(text: str, language: Language, code: CodeFile | None = None) -
                            deadline=time.monotonic() + EDGE_SECONDS)
 
 
-# Languages whose module-level assignments (`variable` definitions, grammars/python.scm)
-# are bindings, not scopes: a call or an alias inside `a = b = func1` belongs to the
-# module, as it did before such names were definitions (PyCG's `assignments/chained`).
-# At query time graph/rules.py's `variables_are_values` keeps them from being callees.
-BINDINGS_NOT_SCOPES = frozenset({"python"})
-
-
 def edges_from_tree(tree: Any, data: bytes, language: Language,
                     definitions: Sequence[Definition], *, deadline: float) -> FileEdges:
     """The edges of a parsed file: `tree` parsed from `data` (the text encoded as UTF-8
@@ -119,9 +112,8 @@ def edges_from_tree(tree: Any, data: bytes, language: Language,
     query = edge_query(str(language.grammar)) if language.grammar else None
     if query is None:
         return FileEdges(failed=f"no edge query for {language.name}")
-    if language.name in BINDINGS_NOT_SCOPES:
-        definitions = [d for d in definitions if d.kind != "variable"]
-    collector = _Collector(language.name, data, Scopes(definitions))
+    scopes = Scopes([d for d in definitions if not binds_value(d.kind, language.name)])
+    collector = _Collector(language.name, data, scopes)
     try:
         for captures in query_matches(query, tree, len(data), deadline, "edges"):
             if not collector.add(captures):
