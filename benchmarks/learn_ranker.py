@@ -58,8 +58,9 @@ def matrix(ctx: Context, steps: Sequence[Scores]) -> tuple[list[int], np.ndarray
     """(chunk ids, one row of NAMES per chunk) for the candidates that have a record.
 
     `steps` are the scores after each stage of the hand ranking (pipeline.stages):
-    fusion, file-name words, priors, file evidence."""
-    fused, named, weighed, hand = steps
+    fusion, the files an issue names (none in the development set), file-name words,
+    priors, file evidence."""
+    fused, named, weighed, hand = steps[0], *steps[-3:]
     ids = sorted((cid for cid in hand if cid in ctx.records),
                  key=lambda c: (-hand[c], ctx.records[c].path, ctx.records[c].start_line))
     rows = np.zeros((len(ids), len(NAMES)), dtype=np.float64)

@@ -239,3 +239,154 @@ def test_a_definition_with_the_written_owner_comes_before_a_bare_name(tmp_path: 
         assert [name for name, _ in listed.values()] == ["_finalize_figure", "Nominal"]
     finally:
         store.close()
+
+
+ISSUE = '''Saving a cart fails after the upgrade when the session was reused by a worker.
+
+Traceback (most recent call last):
+  File "/home/u/shop.py", line 3, in <module>
+    main()
+  File "/srv/venv/lib/python3.11/site-packages/shop/api.py", line 12, in checkout
+    return store(cart)
+  File "/srv/venv/lib/python3.11/site-packages/shop/cart.py", line 40, in store
+    raise ValueError(cart)
+  File "/usr/lib/python3.11/json/encoder.py", line 9, in encode
+    pass
+ValueError: cart is closed
+
+The same happens when `save` is called from settings.py in the admin.
+''' + "Nothing in the changelog mentions it and it worked before the release. " * 4
+
+
+def test_the_files_an_issue_names_are_the_indexed_files_its_paths_end_with(
+        tmp_path: Path) -> None:
+    """A frame's `site-packages/shop/cart.py` is `src/shop/cart.py`; `json/encoder.py` is
+    no project file though one is named `encoder.py`; a bare `settings.py` counts when
+    one file has it; a frame's function is the name its definition has there."""
+    from semlith.ranking.evidence import read_evidence
+    from semlith.search.symbols import issue_files
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "src/shop/cart.py": "def store(cart):\n    return cart\n",
+        "src/shop/api.py": "def checkout(cart):\n    return store(cart)\n",
+        "src/shop/encoder.py": "def encode(x):\n    return x\n",
+        "src/shop/admin/settings.py": "def save():\n    pass\n",
+        "tests/shop/test_api.py": "def test_checkout():\n    pass\n",
+    })
+    try:
+        found = issue_files(store.corpus, read_evidence(ISSUE))
+        assert found == {"src/shop/api.py": frozenset({"checkout"}),
+                         "src/shop/cart.py": frozenset({"store"}),
+                         "src/shop/admin/settings.py": frozenset()}
+        assert issue_files(store.corpus, read_evidence("how is a cart stored")) == {}
+    finally:
+        store.close()
+
+
+def test_a_bare_file_name_two_files_have_names_neither(tmp_path: Path) -> None:
+    from semlith.ranking.evidence import read_evidence
+    from semlith.search.symbols import issue_files
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "a/settings.py": "X = 1\n", "b/settings.py": "Y = 2\n",
+        "src/shop/cart.py": "def store(cart):\n    return cart\n",
+    })
+    try:
+        assert set(issue_files(store.corpus, read_evidence(ISSUE))) == {"src/shop/cart.py"}
+    finally:
+        store.close()
+
+
+def test_a_frames_own_definition_comes_first_after_a_written_owner(tmp_path: Path) -> None:
+    """`save_cart` is defined in two files; the frame says which. A definition in a named file
+    comes before one found by its name alone; the owner an issue writes stays first."""
+    from semlith.base.text import identifiers
+    from semlith.search.symbols import symbol_list
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "src/a/disk.py": "def save_cart(cart):\n    return cart\n",
+        "src/shop/cart.py": "def save_cart(cart):\n    return cart\n",
+        "src/shop/util.py": "def run_helper():\n    pass\n",
+        "src/shop/plot.py": "class Plotter:\n    def draw(self):\n        pass\n",
+        "src/b/other.py": "def run_helper():\n    pass\n",
+    })
+    try:
+        def listed(text: str, located: dict[str, frozenset[str]]) -> list[str]:
+            found = symbol_list(store.corpus, identifiers(text), 10, located=located)
+            places = store.corpus.places(list(found))
+            return [f"{places[cid].path}:{name}" for cid, (name, _) in found.items()]
+
+        assert listed("run_helper save_cart", {})[:2] == ["src/b/other.py:run_helper",
+                                                          "src/shop/util.py:run_helper"]
+        at_cart = {"src/shop/cart.py": frozenset({"save_cart"}),
+                   "src/shop/util.py": frozenset()}
+        assert listed("run_helper save_cart", at_cart) == [
+            "src/shop/cart.py:save_cart", "src/shop/util.py:run_helper",
+            "src/b/other.py:run_helper", "src/a/disk.py:save_cart"]
+        assert listed("run_helper save_cart Plotter.draw", at_cart)[:2] == [
+            "src/shop/plot.py:draw", "src/shop/cart.py:save_cart"]
+    finally:
+        store.close()
+
+
+def test_an_issue_answers_first_with_the_definition_its_traceback_broke_in(
+        tmp_path: Path) -> None:
+    """End to end: `store` is defined in two modules; the issue's frame says which."""
+    from semlith.embed.pool import EmbedderPool
+    from semlith.search.searcher import Searcher
+    from tests.conftest import HashEmbedder
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "db.py": "def store(cart):\n    # Saving a cart reused by a worker after the upgrade"
+                 " fails.\n    pass\n",
+        "src/shop/cart.py": "def store(c):\n    pass\n",
+        "src/shop/api.py": "def checkout(cart):\n    return store(cart)\n",
+    })
+    try:
+        searcher = Searcher([("t", store)], EmbedderPool(HashEmbedder))
+        hits = searcher.search(ISSUE, 3)
+        assert (hits[0].path, hits[0].symbol) == ("src/shop/cart.py", "store")
+        assert "db.py" not in [h.path for h in hits[:2]]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("trace", "found"), [
+    ("Exception in thread \"main\" java.lang.IllegalStateException: closed\n"
+     "\tat com.shop.cart.Cart.add(Cart.java:42)\n\tat java.base/java.lang.Thread.run"
+     "(Thread.java:833)\n", {"src/main/java/com/shop/cart/Cart.java": {"add"}}),
+    ("TypeError: Cannot read properties of undefined (reading 'id')\n"
+     "    at handle (/srv/app/src/router.js:12:5)\n    at /srv/app/index.js:3:1\n",
+     {"src/router.js": {"handle"}, "index.js": set()}),
+    ("panic: runtime error: invalid memory address\n\ngoroutine 1 [running]:\n"
+     "main.(*Server).Handle(0x0)\n\t/home/u/app/server.go:42 +0x1d\n"
+     "main.main()\n\t/usr/local/go/src/runtime/proc.go:250 +0x25\n",
+     {"server.go": {"Handle"}}),
+    ("thread 'main' panicked at src/parser.rs:118:14:\nstack backtrace:\n"
+     "   2: mycrate::parser::Parser::expect\n             at ./src/parser.rs:118:14\n",
+     {"src/parser.rs": {"expect"}}),
+])
+def test_each_trace_shape_names_its_files_and_functions(
+        tmp_path: Path, trace: str, found: dict[str, set[str]]) -> None:
+    """Java's package folders, a JavaScript frame without a function, Go's file at the
+    store's top (its runtime's `proc.go` is not the store's `pkg/proc.go`), Rust's
+    backtrace."""
+    from semlith.ranking.evidence import read_evidence
+    from semlith.search.symbols import issue_files
+    from tests.graph_util import build
+
+    store = build(tmp_path / "p", {
+        "src/main/java/com/shop/cart/Cart.java": "class Cart { void add() {} }\n",
+        "src/router.js": "function handle(req) { return req.id }\n",
+        "index.js": "handle({})\n", "server.go": "package main\n", "pkg/proc.go": "package pkg\n",
+        "src/parser.rs": "fn expect() {}\n",
+    })
+    try:
+        assert issue_files(store.corpus, read_evidence(trace)) == {
+            path: frozenset(names) for path, names in found.items()}
+    finally:
+        store.close()

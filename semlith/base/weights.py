@@ -29,6 +29,7 @@ class Weights:
     phrase_dense: float = 1.0  # the dense weight times this for plain-word queries
     priors: float = 1.0  # file-role priors: an exponent on their factors (priors.py)
     files: float = 0.2  # file-level evidence: a multiple of the best score (files.py)
+    named: float = 0.5  # files an issue names (frames, paths): a multiple of the best (named.py)
     image: float = 1.0  # the image space's list (CLIP; docs/images.md): not tuned yet
     whole: float = 1.0  # a hit shows its whole definition where it fits (search/whole.py)
 

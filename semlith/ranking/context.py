@@ -38,6 +38,9 @@ class Lists:
     symbol: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (name, kind)
     image: list[tuple[int, float]] = field(default_factory=list)  # image space: (id, cosine)
     whole: bool = False  # the dense list holds every chunk the search may answer
+    # The indexed files the question names: an issue's frames and paths
+    # (search/symbols.py, issue_files); ranking/named.py lifts their candidates.
+    named_files: frozenset[str] = frozenset()
 
     def head(self, depth: int, records: Places | None = None,
              wanted: Callable[[int], bool] | None = None, reach: int = 0) -> Lists:
@@ -63,7 +66,7 @@ class Lists:
             return part if records is None else _settled(part, records, len(part) < end)
         return Lists(cut(self.dense, True), cut(self.keyword, True),
                      dict(list(self.symbol.items())[:depth]), cut(self.image),
-                     self.whole)
+                     self.whole, self.named_files)
 
     def agreed(self) -> frozenset[int]:
         """The chunk at the head of two or more of the dense, keyword and symbol lists,

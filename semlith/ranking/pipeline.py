@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from semlith.base.weights import Weights
-from semlith.ranking import files, paths, priors
+from semlith.ranking import files, named, paths, priors
 from semlith.ranking.context import Context, Lists, Places, Scores
 from semlith.ranking.fusion import fuse
 from semlith.ranking.query import Query
 from semlith.ranking.select import order
 
 Signal = Callable[[Scores, Context], Scores]
-SIGNALS: list[Signal] = [paths.apply, priors.apply, files.apply]
+SIGNALS: list[Signal] = [named.apply, paths.apply, priors.apply, files.apply]
 # List entries the ranking of the top hits sees: 50 gave NDCG@10 0.861/0.899 (tune/confirm)
 # against 0.856/0.897 at 30 with the file-name and file-sum signals (docs/performance.md).
 DEPTH = 50

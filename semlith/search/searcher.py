@@ -28,7 +28,7 @@ from semlith.ranking.context import Lists
 from semlith.ranking.pipeline import REACH, places, rank
 from semlith.ranking.query import Query, analyse
 from semlith.ranking.relevance import merged, relevances, standings
-from semlith.search.symbols import symbol_list
+from semlith.search.symbols import issue_files, symbol_list
 from semlith.search.whole import answers
 from semlith.store import Store
 from semlith.store.query import Selection
@@ -114,7 +114,8 @@ class Searcher:
         for (label, store, selected), pending in zip(chosen, keyword, strict=True):
             corpus = store.corpus
             with self._isolated(label):  # (a store whose count failed is not chosen)
-                named = symbol_list(corpus, analysed.identifiers, want, sel) \
+                located = issue_files(corpus, analysed.evidence) if text else {}
+                named = symbol_list(corpus, analysed.identifiers, want, sel, located) \
                     if self.weights.symbol and text else {}
                 if text and store.model not in vectors and corpus.has_chunks():
                     vectors[store.model] = self._query_vector(store.model, query, analysed)
@@ -123,7 +124,8 @@ class Searcher:
                 pictures = self._image_list(store, query, want, sel, selected)
                 # A dense list shorter than asked holds every chunk of the selection.
                 lists = Lists(dense, pending.result() if pending else [], named, pictures,
-                              whole=vector is not None and len(dense) < want)
+                              whole=vector is not None and len(dense) < want,
+                              named_files=frozenset(located))
                 if text and not _evidence(lists, relevance_floor(store.model)):
                     continue  # nothing in this store is about the query
                 hits.append(self._hits(label, store, analysed, lists, k))

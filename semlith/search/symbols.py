@@ -11,16 +11,17 @@ specialisations, shorter paths (less nested, less likely vendored) first.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from semlith.base.roles import is_test
 from semlith.base.text import IDENTIFIER, Identifier, split_name
 from semlith.errors import UnknownSymbol
+from semlith.ranking.evidence import Evidence
 from semlith.store import Store
 from semlith.store.corpus import Corpus
 from semlith.store.query import EVERYTHING, Selection
-from semlith.types import Definition
+from semlith.types import Definition, Filters
 
 _KIND_ORDER = {"class": 0, "struct": 0, "interface": 0, "enum": 0, "module": 1, "impl": 1,
                "type": 2, "function": 3, "method": 3, "constant": 4}
@@ -83,8 +84,13 @@ def _specialised(name: str, signature: str) -> bool:
 
 
 def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
-                sel: Selection = EVERYTHING) -> dict[int, tuple[str, str]]:
-    """Chunk id -> (name, kind) of the definitions a query's identifiers name, best first."""
+                sel: Selection = EVERYTHING, located: Mapping[str, frozenset[str]] | None = None
+                ) -> dict[int, tuple[str, str]]:
+    """Chunk id -> (name, kind) of the definitions a query's identifiers name, best first.
+
+    `located` (`issue_files`): the files an issue names, each with the functions its
+    frames name there; a frame's own definition comes first, a definition in a named
+    file before those found by a name alone."""
     found: dict[int, tuple[str, str]] = {}
     if not corpus.indexes_definitions:  # the chunks' symbols, by place
         for ident in idents:
@@ -95,16 +101,75 @@ def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
     # A definition that carries the owner the query writes (`Plotter._finalize_figure`)
     # comes before those found by a name alone (`so.Nominal`: `so` is an import alias),
     # whichever identifier came first (benchmarks/issues.py: tune hit@1 45.2 -> 48.4 %).
-    owned: list[Definition] = []
-    rest: list[Definition] = []
+    located = located or {}
+    tiers: tuple[list[Definition], ...] = ([], [], [], [])
     for ident in idents:
         for row in lookup(corpus, ident, sel=sel, limit=want):
-            (owned if ident.qualifier and _qualifies(row.qualname, row.name, ident.qualifier)
-             else rest).append(row)
-    for row in owned + rest:
+            here = located.get(row.path)
+            owned = bool(ident.qualifier) and _qualifies(row.qualname, row.name,
+                                                         ident.qualifier)
+            tier = 0 if owned else 1 if here and row.name in here else \
+                2 if here is not None else 3
+            tiers[tier].append(row)
+    for row in [row for tier in tiers for row in tier]:
         if row.chunk_id is not None and row.chunk_id not in found:
             found[row.chunk_id] = (row.name, row.kind)
     return dict(list(found.items())[:want])
+
+
+def issue_files(corpus: Corpus, evidence: Evidence | None) -> dict[str, frozenset[str]]:
+    """The indexed files an issue names (its frames' and its prose's paths), each with the
+    functions its frames name there (`symbol_list`'s `located`).
+
+    A named path is an indexed file when its last two components or more end the file's
+    path: a frame's `.../site-packages/_pytest/unittest.py` is `src/_pytest/unittest.py`,
+    `/usr/lib/python3.9/multiprocessing/pool.py` is no project's `src/pool.py`. A bare
+    file name (`sessions.py`), or a path ending in a file at the store's top
+    (`/home/u/app/main.go` in a store of `app`), is one only when no other indexed file
+    has its name."""
+    if evidence is None or not evidence.paths:
+        return {}
+    parts = {named: [p for p in _SEPARATORS.split(named) if p not in ("", ".", "..")]
+             for named in evidence.paths}
+    names = tuple(sorted({p[-1] for p in parts.values() if p}))
+    indexed = [path.split("/") for path in corpus.file_paths(Selection.of(Filters(paths=names)))]
+    functions: dict[str, set[str]] = {}
+    for frame in evidence.frames:
+        if function := _frame_function(frame.function):
+            functions.setdefault(frame.path, set()).add(function)
+    out: dict[str, set[str]] = {}
+    for named, mine in parts.items():
+        for path in _ending(mine, indexed):
+            out.setdefault(path, set()).update(functions.get(named, ()))
+    return {path: frozenset(funcs) for path, funcs in out.items()}
+
+
+_SEPARATORS = re.compile(r"[\\/]+")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _frame_function(function: str) -> str:
+    """The name a frame's function is defined by: `baz` of Java's `Bar.baz`, Go's
+    `(*Server).Handle` and Rust's `app::run`; none for Python's `<module>`, `<lambda>`."""
+    found = _IDENT.findall(function) if not function.startswith("<") else []
+    return found[-1] if found else ""
+
+
+def _ending(named: list[str], indexed: list[list[str]]) -> list[str]:
+    """The indexed paths that end with the most of `named`'s components, if enough do."""
+    best, found = 0, []
+    for path in indexed:
+        n = 0
+        while n < min(len(named), len(path)) and named[-1 - n] == path[-1 - n]:
+            n += 1
+        if n > best:
+            best, found = n, ["/".join(path)]
+        elif n == best and n:
+            found.append("/".join(path))
+    # One component: a bare name, or a path ending in a file at the store's top (a Go
+    # panic's `/home/u/app/server.go`), and no other file of that name.
+    alone = len(found) == 1 and (len(named) == 1 or "/" not in found[0])
+    return found if best >= 2 or (best == 1 and alone) else []
 
 
 def find_symbols(stores: list[tuple[str, Store]], text: str, limit: int = 50

@@ -445,3 +445,18 @@ def test_places_are_read_deeper_only_for_a_list_holding_unwanted_roles() -> None
     found = places(analyse("routes"), Lists(dense=entries, keyword=entries), read,
                    Weights(), DEPTH + 1)
     assert len(reads) == 1 and set(found) == set(range(1, n + 1))  # the tail may show
+
+
+def test_candidates_in_a_file_an_issue_names_gain_half_the_best_score() -> None:
+    """ranking/named.py: a traceback's file lifts its candidates; a named file with no
+    candidate adds none, and the weight turns it off."""
+    from semlith.ranking import named
+
+    recs = records("src/shop/cart.py", "src/shop/api.py", "src/shop/cart.py")
+    scores = {1: 0.02, 2: 0.03, 3: 0.01}
+    lists = Lists(named_files=frozenset({"src/shop/cart.py", "src/shop/gone.py"}))
+    lifted = named.apply(scores, ctx("x", recs, lists))
+    assert lifted == {1: 0.02 + 0.015, 2: 0.03, 3: 0.01 + 0.015}
+    assert named.apply(scores, ctx("x", recs, lists, named=0)) == scores
+    assert named.apply(scores, ctx("x", recs)) == scores
+    assert lists.head(1).named_files == lists.named_files
