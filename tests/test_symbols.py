@@ -366,6 +366,9 @@ def test_an_issue_answers_first_with_the_definition_its_traceback_broke_in(
      "main.(*Server).Handle(0x0)\n\t/home/u/app/server.go:42 +0x1d\n"
      "main.main()\n\t/usr/local/go/src/runtime/proc.go:250 +0x25\n",
      {"server.go": {"Handle"}}),
+    ("Traceback (most recent call last):\n  File \"C:\\Users\\u\\venv\\Lib\\site-packages"
+     "\\shop\\cart.py\", line 40, in store\n    raise ValueError(cart)\nValueError: x\n",
+     {"src/shop/cart.py": {"store"}}),
     ("thread 'main' panicked at src/parser.rs:118:14:\nstack backtrace:\n"
      "   2: mycrate::parser::Parser::expect\n             at ./src/parser.rs:118:14\n",
      {"src/parser.rs": {"expect"}}),
@@ -373,8 +376,8 @@ def test_an_issue_answers_first_with_the_definition_its_traceback_broke_in(
 def test_each_trace_shape_names_its_files_and_functions(
         tmp_path: Path, trace: str, found: dict[str, set[str]]) -> None:
     """Java's package folders, a JavaScript frame without a function, Go's file at the
-    store's top (its runtime's `proc.go` is not the store's `pkg/proc.go`), Rust's
-    backtrace."""
+    store's top (its runtime's `proc.go` is not the store's `pkg/proc.go`), a Python
+    frame on Windows, Rust's backtrace."""
     from semlith.ranking.evidence import read_evidence
     from semlith.search.symbols import issue_files
     from tests.graph_util import build
@@ -383,7 +386,7 @@ def test_each_trace_shape_names_its_files_and_functions(
         "src/main/java/com/shop/cart/Cart.java": "class Cart { void add() {} }\n",
         "src/router.js": "function handle(req) { return req.id }\n",
         "index.js": "handle({})\n", "server.go": "package main\n", "pkg/proc.go": "package pkg\n",
-        "src/parser.rs": "fn expect() {}\n",
+        "src/parser.rs": "fn expect() {}\n", "src/shop/cart.py": "def store(c):\n    pass\n",
     })
     try:
         assert issue_files(store.corpus, read_evidence(trace)) == {
