@@ -157,23 +157,35 @@ class Tree:
             (self.folder / rel).unlink(missing_ok=True)
         self._prune({(self.folder / rel).parent for rel in removed})
         changed = [p for p, (_, blob) in new.items() if old.get(p) != blob]
-        self._write(changed, new)
-        self.state.write_text(json.dumps({"commit": commit,
-                                          "blobs": {p: b for p, (_, b) in new.items()}}))
-        return Sync(commit, tuple(changed), tuple(removed))
+        absent = self._write(changed, new)
+        for rel in absent:  # not in the mirror: not written, not recorded as there
+            (self.folder / rel).unlink(missing_ok=True)
+        written = [p for p in changed if p not in absent]
+        self.state.write_text(json.dumps({"commit": commit, "blobs": {
+            p: b for p, (_, b) in new.items() if p not in absent}}))
+        return Sync(commit, tuple(written), tuple(removed))
 
-    def _write(self, paths: Sequence[str], listing: dict[str, tuple[str, str]]) -> None:
+    def _write(self, paths: Sequence[str], listing: dict[str, tuple[str, str]]) -> set[str]:
+        """Write `paths` from the mirror; returns those whose blob it lacks (a `fetch`
+        snapshot leaves its largest files out: astropy's test data)."""
+        absent: set[str] = set()
         if not paths:
-            return
+            return absent
         batch = "".join(f"{listing[p][1]}\n" for p in paths).encode()
         out = memoryview(git(self.git_dir, "cat-file", "--batch", data=batch))
         at = 0
         for rel in paths:
             newline = bytes(out[at:at + 200]).index(b"\n")
-            size = int(bytes(out[at:at + newline]).split()[2])
+            header = bytes(out[at:at + newline]).split()
+            if header[-1] == b"missing":
+                absent.add(rel)
+                at += newline + 1
+                continue
+            size = int(header[2])
             body = bytes(out[at + newline + 1:at + newline + 1 + size])
             at += newline + 1 + size + 1  # the object, then a newline
             self._put(self.folder / rel, body, listing[rel][0] == _SYMLINK)
+        return absent
 
     @staticmethod
     def _put(path: Path, body: bytes, symlink: bool) -> None:

@@ -4,6 +4,7 @@ on a tiny git repository (no network, no model)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -145,6 +146,21 @@ def test_the_tree_writes_only_what_changed_between_commits(
     tree.state.unlink()
     assert "docs/retry.md" in data.Tree(tree.folder, git_dir).sync(first).written
     assert len(list(tree.folder.rglob("*.py"))) == 5
+
+
+@needs_git
+def test_a_blob_the_mirror_lacks_is_left_out_not_a_crash(
+        tmp_path: Path, history: tuple[Path, list[str]]) -> None:
+    """A `fetch` snapshot leaves its largest files out (astropy's test data): the tree
+    is written without them, and they are not recorded as written."""
+    git_dir, (first, _, _) = history
+    blob = _git(git_dir.parent, "rev-parse", f"{first}:util0.py")
+    (git_dir / "objects" / blob[:2] / blob[2:]).unlink()
+    tree = data.Tree(tmp_path / "trees" / "o+r", git_dir)
+    written = set(tree.sync(first).written)
+    assert "util0.py" not in written and {"retry.py", "util1.py"} <= written
+    assert not (tree.folder / "util0.py").exists()
+    assert "util0.py" not in json.loads(tree.state.read_text())["blobs"]
 
 
 @needs_git
