@@ -89,8 +89,8 @@ def symbol_list(corpus: Corpus, idents: Sequence[Identifier], want: int,
     """Chunk id -> (name, kind) of the definitions a query's identifiers name, best first.
 
     `located` (`issue_files`): the files an issue names, each with the functions its
-    frames name there; a frame's own definition comes first, a definition in a named
-    file before those found by a name alone."""
+    frames name there. The order: definitions that carry the owner written, a frame's
+    own definition, a definition in a named file, then those found by a name alone."""
     found: dict[int, tuple[str, str]] = {}
     if not corpus.indexes_definitions:  # the chunks' symbols, by place
         for ident in idents:
