@@ -50,6 +50,13 @@ class Frame:
     line: int | None
     function: str  # "" when the trace does not say
 
+    @property
+    def defined(self) -> str:
+        """The name the frame's function is defined by: `baz` of Java's `Bar.baz`, Go's
+        `(*Server).Handle` and Rust's `app::run`; none for Python's `<module>`."""
+        found = _IDENT.findall(self.function) if not self.function.startswith("<") else []
+        return found[-1] if found else ""
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -106,6 +113,7 @@ _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _SHAPED = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|_[a-z]\w+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|"
                      r"[a-z]+[A-Z]\w*)\b")
 _WORD = re.compile(r"\S+")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 _NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs", "http", "https", "www", "True", "False",
                         "None", "true", "false", "null", "nil", "self", "this"})

@@ -135,8 +135,8 @@ def issue_files(corpus: Corpus, evidence: Evidence | None) -> dict[str, frozense
     indexed = [path.split("/") for path in corpus.file_paths(Selection.of(Filters(paths=names)))]
     functions: dict[str, set[str]] = {}
     for frame in evidence.frames:
-        if function := _frame_function(frame.function):
-            functions.setdefault(frame.path, set()).add(function)
+        if frame.defined:
+            functions.setdefault(frame.path, set()).add(frame.defined)
     out: dict[str, set[str]] = {}
     for named, mine in parts.items():
         for path in _ending(mine, indexed):
@@ -145,14 +145,6 @@ def issue_files(corpus: Corpus, evidence: Evidence | None) -> dict[str, frozense
 
 
 _SEPARATORS = re.compile(r"[\\/]+")
-_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _frame_function(function: str) -> str:
-    """The name a frame's function is defined by: `baz` of Java's `Bar.baz`, Go's
-    `(*Server).Handle` and Rust's `app::run`; none for Python's `<module>`, `<lambda>`."""
-    found = _IDENT.findall(function) if not function.startswith("<") else []
-    return found[-1] if found else ""
 
 
 def _ending(named: list[str], indexed: list[list[str]]) -> list[str]:
